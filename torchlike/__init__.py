@@ -1,0 +1,32 @@
+"""torchlike: PyTorch-style code running on JAX.
+
+``import torchlike as torch`` and write tensors, autograd, ``nn`` and ``optim`` code as
+for PyTorch; it runs on CPU, GPU or TPU through XLA. This module only re-exports.
+"""
+
+import jax as _jax
+
+# PyTorch has int64/float64; JAX needs x64 enabled for them. float32 stays the default.
+_jax.config.update("jax_enable_x64", True)
+
+from ._core.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402
+                          float32, float64, get_default_dtype, int8, int16, int32, int64,
+                          promote_types, result_type, set_default_dtype, uint8, can_cast)
+from ._core.dtype import ALIASES as _ALIASES  # noqa: E402
+from ._core.device import device  # noqa: E402
+from ._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                              is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._core.size import Size  # noqa: E402
+from ._core.tensor import Tensor, is_tensor  # noqa: E402
+from ._core.printing import set_printoptions  # noqa: E402
+from . import _ops  # noqa: E402
+from ._ops.creation import (arange, as_tensor, asarray, empty, empty_like, eye,  # noqa: E402
+                            from_numpy, full, full_like, linspace, logspace, ones, ones_like,
+                            range, scalar_tensor, tensor, zeros, zeros_like)
+from . import autograd, return_types  # noqa: E402
+
+globals().update(_ops.FUNCTIONS)
+globals().update(_ALIASES)
+del _ALIASES
+
+__version__ = "0.1.0"

@@ -1,0 +1,139 @@
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Thread-local like PyTorch's, each usable as a context manager and as a decorator.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Mirrors ``torch.is_grad_enabled``."""
+    return _state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _state.inference
+
+
+class _DecoratorContextManager:
+    """Lets a grad-mode context manager also decorate functions and generators."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as e:
+                            with self.clone():
+                                response = gen.throw(e)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as e:
+                    return e.value
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Mirrors ``torch.no_grad``: results computed inside do not require grad."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _state.enabled
+        _state.enabled = False
+
+    def __exit__(self, *exc) -> None:
+        _state.enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Mirrors ``torch.enable_grad``."""
+
+    def __enter__(self) -> None:
+        self.prev = _state.enabled
+        _state.enabled = True
+
+    def __exit__(self, *exc) -> None:
+        _state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Mirrors ``torch.set_grad_enabled(mode)``: takes effect at once, and as a context
+    manager restores the previous mode on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.enabled
+        self.mode = bool(mode)
+        _state.enabled = self.mode
+
+    def __enter__(self) -> None:
+        _state.enabled = self.mode
+
+    def __exit__(self, *exc) -> None:
+        _state.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Mirrors ``torch.inference_mode(mode=True)``: like ``no_grad`` here."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as a bare decorator
+
+    def __enter__(self) -> None:
+        self.prev = (_state.enabled, _state.inference)
+        if self.mode:
+            _state.enabled = False
+            _state.inference = True
+
+    def __exit__(self, *exc) -> None:
+        _state.enabled, _state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

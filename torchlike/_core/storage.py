@@ -1,0 +1,122 @@
+"""Storage, version counters and stride arithmetic.
+
+# Note [Views over immutable arrays]
+# JAX arrays cannot be mutated, but PyTorch code writes through views
+# (``b = t.view(2, 8); b[0][0] = 3.14``) and expects the base and every other view
+# to see the write. torchlike keeps, per tensor, a ``Storage`` (the base's current
+# array plus a write generation) and a strided description of the tensor over that
+# storage: shape, strides and offset, exactly PyTorch's metadata. A tensor that owns
+# its storage reads ``storage.array`` directly. A view caches its value together with
+# the storage generation it was read at; after any write to the storage it re-reads
+# itself by gathering from the flat storage with an index array derived from its
+# strides. A write through a view is a functional scatter of the new values into the
+# flat storage (the approach of PyTorch's functionalization), after which the
+# generation and the shared version counter are bumped.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+__all__ = ["Storage", "VersionCounter", "contiguous_strides", "compute_view_strides",
+           "strided_index"]
+
+_uid = itertools.count(1)
+
+
+class Storage:
+    """The array a base tensor and all its views share.
+
+    ``array`` has the base tensor's shape; ``gen`` counts writes (it invalidates the
+    cached values of views); ``uid`` provides a stable fake ``data_ptr``.
+    """
+
+    __slots__ = ("array", "gen", "uid", "__weakref__")
+
+    def __init__(self, array):
+        self.array = array
+        self.gen = 0
+        self.uid = next(_uid)
+
+    @property
+    def flat_size(self) -> int:
+        return int(np.prod(self.array.shape, dtype=np.int64))
+
+    def data_ptr(self) -> int:
+        # A plausible, 64-byte aligned address unique to this storage.
+        return 0x7F0000000000 + self.uid * 0x1000000
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and ``detach()``ed aliases; bumped by in-place ops."""
+
+    __slots__ = ("v",)
+
+    def __init__(self):
+        self.v = 0
+
+
+def contiguous_strides(shape) -> tuple:
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(int(s), 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape, strides) -> bool:
+    """PyTorch's definition: size-1 dims don't constrain the stride."""
+    expected = 1
+    for s, st in zip(reversed(shape), reversed(strides)):
+        if s == 1:
+            continue
+        if s == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= s
+    return True
+
+
+def compute_view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's ``computeStride``: strides for viewing (old_shape, old_strides) as
+    new_shape without copying, or None when the memory layout does not allow it."""
+    numel = int(np.prod(old_shape, dtype=np.int64))
+    if numel == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1] if old_strides else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def strided_index(shape, strides, offset) -> np.ndarray:
+    """Flat storage positions of every element of a strided tensor (int64, ``shape``)."""
+    idx = np.full((), offset, dtype=np.int64)
+    for d, (s, st) in enumerate(zip(shape, strides)):
+        ar = np.arange(s, dtype=np.int64) * st
+        idx = idx[..., None] + ar if d else idx + ar
+    return np.broadcast_to(idx, tuple(shape)) if idx.shape != tuple(shape) else idx

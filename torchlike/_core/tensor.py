@@ -1,0 +1,649 @@
+"""The ``Tensor`` class: data, metadata and the view/in-place machinery.
+
+No math lives here: the op table (``torchlike._ops``) attaches every operator,
+method and in-place variant. See Note [Views over immutable arrays] in storage.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtype as _dt
+from .device import CPU, device as Device, from_jax_device, jax_device
+from .grad_mode import is_grad_enabled
+from .size import Size
+from .storage import Storage, VersionCounter, compute_view_strides, contiguous_strides
+from .storage import is_contiguous as _is_contiguous
+from .storage import strided_index
+
+__all__ = ["Tensor", "is_tensor"]
+
+
+@jax.jit
+def _gather_flat(flat, idx):
+    return flat[idx]
+
+
+@jax.jit
+def _scatter_flat(base, idx, values):
+    flat = base.reshape(-1).at[idx.reshape(-1)].set(values.reshape(-1))
+    return flat.reshape(base.shape)
+
+
+class _TypedStorage:
+    """What ``Tensor.storage()``/``untyped_storage()`` return: enough for ``data_ptr``,
+    ``size`` and ``nbytes`` comparisons."""
+
+    __slots__ = ("_s", "_itemsize", "_typed")
+
+    def __init__(self, storage: Storage, itemsize: int, typed: bool):
+        self._s, self._itemsize, self._typed = storage, itemsize, typed
+
+    def data_ptr(self) -> int:
+        return self._s.data_ptr()
+
+    def size(self) -> int:
+        return self._s.flat_size * (1 if self._typed else self._itemsize)
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def nbytes(self) -> int:
+        return self._s.flat_size * self._itemsize
+
+    def element_size(self) -> int:
+        return self._itemsize if self._typed else 1
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's semantics, backed by a JAX array.
+
+    Mirrors ``torch.Tensor``: dtype/device/shape metadata, strides and views over a
+    shared storage, a version counter bumped by in-place ops, and the autograd
+    attributes (``requires_grad``, ``grad``, ``grad_fn``, ``is_leaf``).
+    ``Tensor(data)`` behaves like the legacy ``torch.Tensor(data)`` constructor
+    (always the default float dtype).
+    """
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
+                 "_cache_gen", "_idx", "_vc", "_requires_grad", "_grad", "grad_fn",
+                 "_retains_grad", "_hooks", "_post_acc_hooks", "_output_nr", "_base",
+                 "_node_ref", "__dict__", "__weakref__")
+
+    __array_priority__ = 1000  # numpy defers binary ops to us
+
+    # ------------------------------------------------------------------ creation
+    def __new__(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        return self
+
+    def __init__(self, *args, device=None, dtype=None):
+        # Legacy constructor ``torch.Tensor(data)`` / ``torch.Tensor(2, 3)``.
+        from .._ops.creation import _legacy_tensor_array
+        arr = _legacy_tensor_array(args, dtype, device)
+        Tensor._init_from_array(self, arr)
+
+    @staticmethod
+    def _init_from_array(self, arr, requires_grad: bool = False):
+        self._storage = Storage(arr)
+        self._shape = tuple(arr.shape)
+        self._stride = None  # computed lazily: contiguous
+        self._offset = 0
+        self._direct = True
+        self._cache = None
+        self._cache_gen = -1
+        self._idx = None
+        self._vc = VersionCounter()
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = None
+        self._retains_grad = False
+        self._hooks = None
+        self._post_acc_hooks = None
+        self._output_nr = 0
+        self._base = None
+        self._node_ref = None
+        return self
+
+    @classmethod
+    def _wrap(cls, arr, requires_grad: bool = False):
+        """A new tensor owning ``arr`` (a JAX array)."""
+        self = object.__new__(cls)
+        return Tensor._init_from_array(self, arr, requires_grad)
+
+    def _make_view(self, arr, shape, stride, offset):
+        """A view of ``self``'s storage with the given strided metadata, whose current
+        value is ``arr`` (already computed by the view op)."""
+        v = object.__new__(Tensor)
+        st = self._storage
+        v._storage = st
+        v._shape = tuple(shape)
+        v._stride = tuple(stride)
+        v._offset = offset
+        v._direct = (offset == 0 and v._shape == tuple(st.array.shape)
+                     and _is_contiguous(v._shape, v._stride)
+                     and v._stride == contiguous_strides(v._shape))
+        v._cache = arr
+        v._cache_gen = st.gen
+        v._idx = None
+        v._vc = self._vc
+        v._requires_grad = False
+        v._grad = None
+        v.grad_fn = None
+        v._retains_grad = False
+        v._hooks = None
+        v._post_acc_hooks = None
+        v._output_nr = 0
+        v._base = self if self._base is None else self._base
+        v._node_ref = None
+        return v
+
+    # ------------------------------------------------------------------ value
+    @property
+    def _value(self):
+        """The current JAX array of this tensor (re-read from storage after writes)."""
+        if self._direct:
+            return self._storage.array
+        st = self._storage
+        if self._cache_gen != st.gen:
+            self._cache = _gather_flat(st.array.reshape(-1), self._index_array())
+            self._cache_gen = st.gen
+        return self._cache
+
+    def _index_array(self):
+        if self._idx is None:
+            self._idx = jnp.asarray(strided_index(self._shape, self.stride(), self._offset))
+        return self._idx
+
+    def _set_value(self, new, bump: bool = True) -> None:
+        """Write ``new`` (same shape; cast to this dtype) into this tensor's memory.
+
+        For a view the values are scattered into the shared storage, so the base and
+        every other view see them."""
+        if new.dtype != self.dtype.np:
+            new = new.astype(self.dtype.np)
+        if tuple(new.shape) != self._shape:
+            new = jnp.broadcast_to(new, self._shape)
+        st = self._storage
+        if self._direct:
+            st.array = new
+        else:
+            st.array = _scatter_flat(st.array, self._index_array(), new)
+            self._cache = new
+            st.gen += 1
+            self._cache_gen = st.gen
+            if bump:
+                self._vc.v += 1
+            return
+        st.gen += 1
+        if bump:
+            self._vc.v += 1
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def dtype(self) -> _dt.dtype:
+        return _dt._BY_NP[self._storage.array.dtype]
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        """Mirrors ``Tensor.size``: the ``Size``, or one dimension's length."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def stride(self, dim: int | None = None):
+        """Mirrors ``Tensor.stride``: strides in elements over the shared storage."""
+        if self._stride is None:
+            self._stride = contiguous_strides(self._shape)
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return _is_contiguous(self._shape, self.stride())
+
+    def data_ptr(self) -> int:
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def untyped_storage(self) -> _TypedStorage:
+        return _TypedStorage(self._storage, self.dtype.itemsize, typed=False)
+
+    def storage(self) -> _TypedStorage:
+        return _TypedStorage(self._storage, self.dtype.itemsize, typed=True)
+
+    @property
+    def _version(self) -> int:
+        return self._vc.v
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def device(self) -> Device:
+        arr = self._storage.array
+        try:
+            devs = arr.devices()
+        except (AttributeError, jax.errors.ConcretizationTypeError):
+            return CPU
+        if len(devs) != 1:
+            return CPU
+        return from_jax_device(next(iter(devs)))
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def layout(self):
+        return "torchlike.strided"
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def get_device(self) -> int:
+        d = self.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
+    # ------------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._set_requires_grad(value)
+
+    def _set_requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Mirrors ``Tensor.requires_grad_``: sets the flag in place and returns self."""
+        self._set_requires_grad(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._shape != self._shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Mirrors ``Tensor.retain_grad``: keep ``.grad`` of a non-leaf after backward."""
+        if not self._requires_grad and self.grad_fn is None:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None:
+            self._retains_grad = True
+
+    @property
+    def data(self) -> "Tensor":
+        """Mirrors ``Tensor.data``: same memory, no autograd history, own version counter."""
+        d = self._alias()
+        d._vc = VersionCounter()
+        return d
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._storage = value._storage
+        self._shape = value._shape
+        self._stride = value._stride
+        self._offset = value._offset
+        self._direct = value._direct
+        self._cache = value._cache
+        self._cache_gen = value._cache_gen
+        self._idx = value._idx
+
+    def _alias(self) -> "Tensor":
+        """A tensor over the same memory and version counter, without autograd history."""
+        a = object.__new__(Tensor)
+        for k in ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
+                  "_cache_gen", "_idx", "_vc"):
+            setattr(a, k, getattr(self, k))
+        a._requires_grad = False
+        a._grad = None
+        a.grad_fn = None
+        a._retains_grad = False
+        a._hooks = None
+        a._post_acc_hooks = None
+        a._output_nr = 0
+        a._base = None
+        a._node_ref = None
+        return a
+
+    def detach(self) -> "Tensor":
+        """Mirrors ``Tensor.detach``: shares memory and version counter, no grad."""
+        return self._alias()
+
+    def detach_(self) -> "Tensor":
+        """Mirrors ``Tensor.detach_``: makes this tensor a leaf that does not require grad."""
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ------------------------------------------------------------------ conversion
+    def item(self):
+        """Mirrors ``Tensor.item``: the Python number of a one-element tensor."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted "
+                               "to Scalar")
+        v = _host(self._value).reshape(())
+        return v.item() if self.dtype is not _dt.bfloat16 else float(v)
+
+    def tolist(self):
+        """Mirrors ``Tensor.tolist``: nested Python lists of Python numbers."""
+        a = _host(self._value)
+        if self.dtype in (_dt.bfloat16,):
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """Mirrors ``Tensor.numpy``. Differences: the result is a read-only copy-free view
+        of the JAX buffer when possible; writes to it do not reach the tensor."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return _host(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = _host(self._value)
+        if dtype is not None:
+            a = a.astype(dtype)
+        if copy:
+            a = a.copy()
+        return a
+
+    def __jax_array__(self):
+        return self._value
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            if self.numel() == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else str(self)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self).__new__(type(self))
+        Tensor._init_from_array(new, jnp.array(self._value, copy=True),
+                                self._requires_grad)
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update({k: __import__("copy").deepcopy(v, memo)
+                             for k, v in self.__dict__.items()})
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_tensor, (type(self), _host(self._value), self._requires_grad,
+                                  dict(self.__dict__)))
+
+    # ------------------------------------------------------------------ device/dtype moves
+    def to(self, *args, **kwargs) -> "Tensor":
+        """Mirrors ``Tensor.to(device=None, dtype=None, non_blocking=False, copy=False)``,
+        ``to(other)``, ``to(dtype)`` and ``to(device, dtype)``. Returns self when nothing
+        changes (unless ``copy=True``)."""
+        dev, dt, copy = _parse_to(self, args, kwargs)
+        out = self
+        if dt is not None and dt is not self.dtype:
+            from .._ops.dispatch import call_op
+            out = call_op("_to_dtype", out, dt)
+        if dev is not None:
+            jd = jax_device(dev)  # raises clearly when the device does not exist
+            if out.device != dev:
+                from .._ops.dispatch import call_op
+                out = call_op("_to_device", out, jd)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+        """Mirrors ``Tensor.cuda``: 'cuda' is JAX's accelerator; errors clearly without one."""
+        d = Device("cuda", device) if isinstance(device, int) or device is None else Device(device)
+        return self.to(d)
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        """Mirrors ``Tensor.type``: the legacy type string, or a cast."""
+        if dtype is None:
+            return _LEGACY_NAMES[self.dtype]
+        if isinstance(dtype, str):
+            rev = {v: k for k, v in _LEGACY_NAMES.items()}
+            if dtype not in rev:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = rev[dtype]
+        return self.to(_dt.to_dtype(dtype))
+
+    # ------------------------------------------------------------------ __torch_function__
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Default implementation, as ``torch.Tensor.__torch_function__``: run ``func``
+        with overrides disabled, then return results as ``cls``."""
+        from .._ops.dispatch import DisableTorchFunctionSubclass, _convert_subclass
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            return _convert_subclass(ret, cls)
+
+
+_LEGACY_NAMES = {
+    _dt.float32: "torchlike.FloatTensor", _dt.float64: "torchlike.DoubleTensor",
+    _dt.float16: "torchlike.HalfTensor", _dt.bfloat16: "torchlike.BFloat16Tensor",
+    _dt.uint8: "torchlike.ByteTensor", _dt.int8: "torchlike.CharTensor",
+    _dt.int16: "torchlike.ShortTensor", _dt.int32: "torchlike.IntTensor",
+    _dt.int64: "torchlike.LongTensor", _dt.bool: "torchlike.BoolTensor",
+    _dt.complex64: "torchlike.ComplexFloatTensor",
+    _dt.complex128: "torchlike.ComplexDoubleTensor",
+}
+
+
+def _rebuild_tensor(cls, arr, requires_grad, state):
+    t = cls.__new__(cls)
+    Tensor._init_from_array(t, jnp.asarray(arr), requires_grad)
+    t.__dict__.update(state)
+    return t
+
+
+def _host(arr) -> np.ndarray:
+    if isinstance(arr, jax.core.Tracer):
+        from .._ops.dispatch import concretization_error
+        raise concretization_error()
+    return np.asarray(arr)
+
+
+def _parse_to(self, args, kwargs):
+    dev = kwargs.pop("device", None)
+    dt = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
+                        f"keyword(s) {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, _dt.dtype):
+            dt = a
+        elif isinstance(a, (str, Device, int)):
+            dev = Device(a)
+        elif isinstance(a, bool):
+            pass
+        elif a is None:
+            pass
+        else:
+            dt = _dt.to_dtype(a)
+    if isinstance(dev, str):
+        dev = Device(dev)
+    return dev, (None if dt is None else _dt.to_dtype(dt)), copy
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+wrap_dim = _wrap_dim
+
+
+def is_tensor(obj) -> bool:
+    """Mirrors ``torch.is_tensor``."""
+    return isinstance(obj, Tensor)
+
+
+_ = (functools, weakref, is_grad_enabled, compute_view_strides)

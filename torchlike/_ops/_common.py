@@ -1,0 +1,39 @@
+"""Helpers shared by the op families: broadcasting checks and dim handling."""
+
+from __future__ import annotations
+
+from .._core.tensor import Tensor, wrap_dim
+
+__all__ = ["broadcast_shapes_or_raise", "check_broadcast", "shape_of", "wrap_dim",
+           "shape_str"]
+
+
+def shape_of(v) -> tuple:
+    return v._shape if isinstance(v, Tensor) else ()
+
+
+def shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def broadcast_shapes_or_raise(a: tuple, b: tuple) -> tuple:
+    """PyTorch's broadcasting with its error text naming the offending dimension."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n):
+        da = a[len(a) - n + i] if len(a) - n + i >= 0 else 1
+        db = b[len(b) - n + i] if len(b) - n + i >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b "
+                               f"({db}) at non-singleton dimension {i}")
+        out.append(db if da == 1 else da)
+    return tuple(out)
+
+
+def check_broadcast(*vals) -> None:
+    shapes = [v._shape for v in vals if isinstance(v, Tensor)]
+    if len(shapes) < 2:
+        return
+    acc = shapes[0]
+    for s in shapes[1:]:
+        acc = broadcast_shapes_or_raise(acc, s)

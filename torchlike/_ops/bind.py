@@ -1,0 +1,131 @@
+"""Generate ``torchlike.X``, ``Tensor.X``, ``Tensor.X_`` and operator overloads from
+the op table. Nothing here knows about any particular op."""
+
+from __future__ import annotations
+
+from .._core import dtype as _dt
+from .._core.grad_mode import _state as _grad_state
+from .._core.tensor import Tensor
+from .dispatch import dispatch, prepare
+from .spec import OPS, OpSpec
+
+__all__ = ["bind_all", "inplace_apply", "FUNCTIONS"]
+
+_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__",
+              "__rmod__", "__rpow__", "__rmatmul__", "__rand__", "__ror__", "__rxor__",
+              "__rlshift__", "__rrshift__", "__rdiv__"}
+
+FUNCTIONS: dict = {}   # public name -> function, for torchlike/__init__.py
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def check_inplace_target(self: Tensor) -> None:
+    if _grad_state.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def inplace_apply(self: Tensor, out: Tensor, opname: str = "") -> Tensor:
+    """Write the out-of-place result ``out`` into ``self`` with PyTorch's in-place rules:
+    dtype must be castable, shape must equal self's, autograd history moves to self."""
+    if isinstance(out, tuple):
+        out = out[0]
+    if not _dt.can_cast(out.dtype, self.dtype):
+        raise RuntimeError(f"result type {_dtname(out.dtype)} can't be cast to the desired "
+                           f"output type {_dtname(self.dtype)}")
+    if out._shape != self._shape:
+        raise RuntimeError(f"output with shape {_shape_str(self._shape)} doesn't match the "
+                           f"broadcast shape {_shape_str(out._shape)}")
+    if out.grad_fn is not None:
+        from ..autograd.inplace import rebase_history
+        rebase_history(self, out)
+    else:
+        self._set_value(out._value)
+    return self
+
+
+def _dtname(d) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+
+
+dtype_short_name = _dtname
+
+
+def _make_function(spec: OpSpec, name: str):
+    def f(*args, **kwargs):
+        return dispatch(spec, f, args, kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = spec.doc or f"Mirrors ``torch.{spec.name}``."
+    f.__module__ = "torchlike"
+    return f
+
+
+def _make_method(spec: OpSpec, name: str):
+    def m(self, *args, **kwargs):
+        return dispatch(spec, m, (self,) + args, kwargs)
+    m.__name__ = name
+    m.__qualname__ = "Tensor." + name
+    m.__doc__ = spec.doc or f"Mirrors ``torch.Tensor.{name}``."
+    return m
+
+
+def _make_reflected(spec: OpSpec, name: str):
+    def m(self, other):
+        return dispatch(spec, m, (other, self), {})
+    m.__name__ = name
+    m.__qualname__ = "Tensor." + name
+    return m
+
+
+def _make_inplace(spec: OpSpec, name: str):
+    def m(self, *args, **kwargs):
+        check_inplace_target(self)
+        out = dispatch(spec, m, (self,) + args, kwargs)
+        if out is NotImplemented:
+            return out
+        return inplace_apply(self, out, name)
+    m.__name__ = name
+    m.__qualname__ = "Tensor." + name
+    m.__doc__ = f"In-place version of ``Tensor.{spec.name}``."
+    return m
+
+
+def bind_all() -> None:
+    for spec in OPS.values():
+        if spec.binder is None:
+            prepare(spec)
+        fname = spec.name if spec.function is True else spec.function
+        if fname:
+            f = _make_function(spec, fname)
+            spec.api = f
+            FUNCTIONS[fname] = f
+            for a in spec.aliases:
+                FUNCTIONS[a] = f
+        mname = spec.name if spec.method is True else spec.method
+        if mname:
+            m = _make_method(spec, mname)
+            spec.method_api = m
+            setattr(Tensor, mname, m)
+            if not fname:
+                spec.api = m
+            for a in spec.aliases:
+                setattr(Tensor, a, m)
+        if spec.api is None:
+            spec.api = _make_function(spec, spec.name)
+        iname = (spec.name + "_") if spec.inplace is True else spec.inplace
+        if iname:
+            setattr(Tensor, iname, _make_inplace(spec, iname))
+            for a in spec.aliases:
+                setattr(Tensor, a + "_", _make_inplace(spec, a + "_"))
+        for d in spec.dunders:
+            if d in _REFLECTED:
+                setattr(Tensor, d, _make_reflected(spec, d))
+            elif d.startswith("__i") and d not in ("__invert__", "__index__"):
+                setattr(Tensor, d, _make_inplace(spec, d))
+            else:
+                setattr(Tensor, d, _make_method(spec, d))

@@ -1,0 +1,430 @@
+"""Factories: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``/``ones``/``full``/
+``empty`` and ``*_like``, ``arange``, ``range``, ``linspace``, ``logspace``, ``eye``;
+plus the table ops that move data between dtypes and devices (``_to_dtype``,
+``_to_device``, ``clone``).
+
+Factories take no tensor inputs, so they build NumPy data and place it on the
+requested JAX device; tensors are created on the CPU unless ``device=`` says otherwise,
+as in PyTorch (not on JAX's default device).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.device import _default_device_stack, device as Device, jax_device
+from .._core.size import Size
+from .._core.tensor import Tensor
+from .spec import OpSpec, register
+from .samples import S, arr
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
+           "linspace", "logspace", "eye", "scalar_tensor", "place", "asarray"]
+
+
+def _target_device(device):
+    if device is None:
+        if _default_device_stack:
+            return jax_device(_default_device_stack[-1])
+        return jax_device("cpu")
+    return jax_device(device)
+
+
+def place(np_array, device=None, requires_grad: bool = False) -> Tensor:
+    """Wrap a NumPy array as a new tensor on ``device`` (CPU by default)."""
+    arr_ = jax.device_put(np_array, _target_device(device))
+    t = Tensor._wrap(arr_)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data) -> _dt.dtype:
+    """PyTorch's inference for nested Python sequences of scalars."""
+    kinds = set()
+
+    def walk(x):
+        if isinstance(x, Tensor):
+            kinds.add(x.dtype)
+        elif isinstance(x, np.ndarray):
+            kinds.add(_dt.from_np(x.dtype))
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, (bool, np.bool_)):
+            kinds.add("bool")
+        elif isinstance(x, (int, np.integer)):
+            kinds.add("int")
+        elif isinstance(x, (float, np.floating)):
+            kinds.add("float")
+        elif isinstance(x, (complex, np.complexfloating)):
+            kinds.add("complex")
+        else:
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    walk(data)
+    result = None
+    for k in kinds:
+        if isinstance(k, _dt.dtype):
+            d = k
+        else:
+            d = {"bool": _dt.bool, "int": _dt.int64, "float": _dt.get_default_dtype(),
+                 "complex": _dt.default_complex()}[k]
+        result = d if result is None else _dt.promote_types(result, d)
+    return result if result is not None else _dt.get_default_dtype()
+
+
+def _to_numpy_nested(data):
+    """Nested Python data (scalars, lists, 0-d or n-d tensors) as a NumPy array."""
+    if isinstance(data, Tensor):
+        return np.asarray(data._value)
+    if isinstance(data, (list, tuple)):
+        items = [_to_numpy_nested(x) for x in data]
+        if not items:
+            return np.zeros((0,))
+        first = np.shape(items[0])
+        for it in items[1:]:
+            if np.shape(it) != first:
+                got = np.shape(it)
+                raise ValueError(f"expected sequence of length {first[0] if first else 0} at "
+                                 f"dim 1 (got {got[0] if got else 0})")
+        return np.stack([np.asarray(i) for i in items])
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """Mirrors ``torch.tensor``: always copies ``data``; infers int64 for Python ints,
+    the default dtype for floats, bool for bools; keeps a NumPy array's dtype."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
+                      "requires_grad_(True), rather than torchlike.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        dt = _dt.to_dtype(dtype) if dtype is not None else data.dtype
+        return place(np.array(np.asarray(data._value), dtype=dt.np), device or data.device,
+                     requires_grad)
+    if isinstance(data, np.ndarray):
+        dt = _dt.to_dtype(dtype) if dtype is not None else _dt.from_np(data.dtype)
+        return place(np.array(data, dtype=dt.np, copy=True), device, requires_grad)
+    if isinstance(data, jax.Array):
+        dt = _dt.to_dtype(dtype) if dtype is not None else _dt.from_np(data.dtype)
+        return place(np.array(data, dtype=dt.np), device, requires_grad)
+    dt = _dt.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    a = _to_numpy_nested(data)
+    if isinstance(a, np.ndarray) and a.dtype == object and a.size == 0:
+        a = np.zeros(a.shape, dt.np)
+    return place(np.asarray(a).astype(dt.np), device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Mirrors ``torch.as_tensor``: no copy when ``data`` already is a tensor of the
+    right dtype and device. NumPy arrays are imported without a copy where JAX can
+    (CPU, aligned memory); writes to the NumPy array afterwards are not seen."""
+    if isinstance(data, Tensor):
+        out = data
+        if dtype is not None:
+            out = out.to(_dt.to_dtype(dtype))
+        if device is not None:
+            out = out.to(device)
+        return out
+    if isinstance(data, np.ndarray):
+        dt = _dt.to_dtype(dtype) if dtype is not None else _dt.from_np(data.dtype)
+        return place(data.astype(dt.np, copy=False), device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """Mirrors ``torch.from_numpy``. Difference: JAX arrays are immutable, so later
+    writes to ``ndarray`` are not seen by the tensor (and vice versa)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dt.from_np(ndarray.dtype)
+    return place(ndarray)
+
+
+def _size_arg(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _factory_dtype(dtype):
+    return _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False) -> Tensor:
+    """Mirrors ``torch.zeros``."""
+    return place(np.zeros(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False) -> Tensor:
+    """Mirrors ``torch.ones``."""
+    return place(np.ones(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None) -> Tensor:
+    """Mirrors ``torch.empty``. Difference: the memory is zero-filled."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False) -> Tensor:
+    """Mirrors ``torch.full``: dtype inferred from ``fill_value`` when not given."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _infer_dtype(fill_value)
+    dt = _dt.to_dtype(dtype)
+    return place(np.full(_size_arg((size,)), fill_value, dt.np), device, requires_grad)
+
+
+def _like(input: Tensor, dtype, device):
+    return (_dt.to_dtype(dtype) if dtype is not None else input.dtype,
+            device if device is not None else input.device)
+
+
+def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    """Mirrors ``torch.zeros_like``."""
+    dt, dev = _like(input, dtype, device)
+    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
+    """Mirrors ``torch.ones_like``."""
+    dt, dev = _like(input, dtype, device)
+    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
+    """Mirrors ``torch.empty_like`` (zero-filled)."""
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None) -> Tensor:
+    """Mirrors ``torch.full_like``: keeps ``input``'s dtype unless given."""
+    dt, dev = _like(input, dtype, device)
+    return full(input._shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return full((), s, dtype=_factory_dtype(dtype), device=device, requires_grad=requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False) -> Tensor:
+    """Mirrors ``torch.arange``: int64 for integer arguments, else the default dtype."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
+        dtype = _dt.get_default_dtype() if is_float else _dt.int64
+    dt = _dt.to_dtype(dtype)
+    n = int(math.ceil((end - start) / step))
+    if dt.is_floating_point or dt.is_complex:
+        vals = start + np.arange(max(n, 0), dtype=np.float64) * step
+    else:
+        vals = np.arange(max(n, 0), dtype=np.int64) * int(step) + int(start) \
+            if all(isinstance(v, (int, np.integer)) for v in (start, step)) \
+            else np.floor(start + np.arange(max(n, 0)) * step)
+    return place(vals.astype(dt.np), device, requires_grad)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
+          requires_grad=False) -> Tensor:
+    """Mirrors the deprecated ``torch.range``: includes ``end``; default float dtype."""
+    warnings.warn("torchlike.range is deprecated and will be removed in a future release "
+                  "because its behavior is inconsistent with Python's range builtin. "
+                  "Instead, use torchlike.arange, which produces values in [start, end).",
+                  UserWarning, stacklevel=2)
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    dt = _factory_dtype(dtype)
+    n = int(math.floor((end - start) / step)) + 1
+    vals = start + np.arange(max(n, 0), dtype=np.float64) * step
+    return place(vals.astype(dt.np), device, requires_grad)
+
+
+def _linspace_values(start, end, steps):
+    if steps == 1:
+        return np.array([start], dtype=np.float64)
+    step = (end - start) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
+    """Mirrors ``torch.linspace`` (PyTorch's symmetric formula, so both ends are exact)."""
+    start, end = _num(start), _num(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _factory_dtype(dtype)
+    if steps == 0:
+        return place(np.zeros((0,), dt.np), device, requires_grad)
+    vals = _linspace_values(start, end, steps)
+    if not (dt.is_floating_point or dt.is_complex):
+        vals = np.trunc(vals)
+    return place(vals.astype(dt.np), device, requires_grad)
+
+
+def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None,
+             device=None, requires_grad=False) -> Tensor:
+    """Mirrors ``torch.logspace``."""
+    start, end = _num(start), _num(end)
+    dt = _factory_dtype(dtype)
+    if steps == 0:
+        return place(np.zeros((0,), dt.np), device, requires_grad)
+    vals = np.power(float(base), _linspace_values(start, end, steps))
+    return place(vals.astype(dt.np), device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad=False) -> Tensor:
+    """Mirrors ``torch.eye``."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return place(np.eye(n, m, dtype=_factory_dtype(dtype).np), device, requires_grad)
+
+
+def _legacy_tensor_array(args, dtype, device):
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    jd = _target_device(device)
+    if len(args) == 0:
+        return jax.device_put(np.zeros((0,), dt.np), jd)
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        a = args[0]
+        if isinstance(a, Tensor):
+            return a._value.astype(dt.np)
+        if isinstance(a, Size):
+            return jax.device_put(np.zeros(tuple(a), dt.np), jd)
+        return jax.device_put(np.asarray(_to_numpy_nested(a)).astype(dt.np), jd)
+    return jax.device_put(np.zeros(_size_arg(args), dt.np), jd)
+
+
+# ---------------------------------------------------------------------------
+# table ops: dtype/device moves and copies
+def _to_dtype_fn(input, dtype):
+    return input.astype(dtype.np)
+
+
+register(OpSpec(
+    "_to_dtype", _to_dtype_fn, "input, dtype", promote="none", method=False, function=False,
+    grad_name="ToCopyBackward0", saves=False,
+    samples=lambda: []))
+
+
+def _to_device_fn(input, device):
+    return jax.device_put(input, device)
+
+
+register(OpSpec(
+    "_to_device", _to_device_fn, "input, device", promote="none", method=False,
+    function=False, grad_name="ToCopyBackward0", saves=False, samples=lambda: []))
+
+
+def _clone_fn(input, memory_format=None):
+    return jnp.array(input, copy=True)
+
+
+register(OpSpec(
+    "clone", _clone_fn, "input, *, memory_format=None", promote="none", saves=False,
+    samples=lambda: [S(arr(3, 4)), S(arr(dtype="int64")), S(arr(0, 3))]))
+
+
+def _float_cast(dt):
+    def f(self, memory_format=None):
+        return self.to(dt)
+    return f
+
+
+for _name, _d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
+                  ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32),
+                  ("short", _dt.int16), ("char", _dt.int8), ("byte", _dt.uint8),
+                  ("bool", _dt.bool), ("cfloat", _dt.complex64), ("cdouble", _dt.complex128)):
+    _f = _float_cast(_d)
+    _f.__name__ = _name
+    _f.__qualname__ = "Tensor." + _name
+    _f.__doc__ = f"Mirrors ``torch.Tensor.{_name}``: ``self.to({_d})``."
+    setattr(Tensor, _name, _f)
+
+
+def _contiguous(self, memory_format=None) -> Tensor:
+    """Mirrors ``Tensor.contiguous``: self if already contiguous, else a copy."""
+    if self.is_contiguous():
+        return self
+    return self.clone()
+
+
+Tensor.contiguous = _contiguous
+
+
+def _new_factory(fn):
+    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return fn(*size, dtype=dtype if dtype is not None else self.dtype,
+                  device=device if device is not None else self.device,
+                  requires_grad=requires_grad)
+    return m
+
+
+Tensor.new_zeros = _new_factory(zeros)
+Tensor.new_ones = _new_factory(ones)
+Tensor.new_empty = _new_factory(empty)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None and not isinstance(data, (Tensor, np.ndarray)):
+        dtype = self.dtype
+    return tensor(data, dtype=dtype, device=device or self.device,
+                  requires_grad=requires_grad)
+
+
+Tensor.new_full = _new_full
+Tensor.new_tensor = _new_tensor
+
+_ = (builtins, Device)

@@ -1,0 +1,325 @@
+"""``Tensor.__getitem__`` / ``__setitem__`` and ``index_put``.
+
+Basic indexing (ints, slices, None, Ellipsis) returns a view; anything with integer
+or boolean tensors/lists gathers a copy, as in PyTorch. Unlike JAX, out-of-range
+indices raise ``IndexError`` in eager mode instead of being clamped.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.tensor import Tensor
+from ._common import shape_str
+from .samples import S, arr
+from .spec import OpSpec, register
+from .views import slice_meta
+
+__all__ = ["parse_key"]
+
+# key components (hashable, static): ("i", int) select, ("s", start, stop, step) slice,
+# ("n",) None, ("e",) Ellipsis, ("a", k) the k-th advanced index array
+
+
+def _is_basic(k) -> bool:
+    return k is None or k is Ellipsis or isinstance(k, slice) or (
+        isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+
+
+def _as_index_array(k, dim_size, dim):
+    """An advanced index (tensor / list / ndarray / bool) as a NumPy or JAX int array."""
+    if isinstance(k, Tensor):
+        a = k._value
+        dt = k.dtype
+    elif isinstance(k, bool):
+        a = np.asarray(k)
+        dt = _dt.bool
+    else:
+        a = np.asarray(k)
+        if a.dtype == object:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             "byte or bool tensors are valid indices")
+        dt = _dt.from_np(a.dtype) if a.size else _dt.int64
+        if a.size == 0:
+            a = a.astype(np.int64)
+    if dt.is_floating_point or dt.is_complex:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return a, dt
+
+
+def parse_key(t: Tensor, key):
+    """Split ``key`` into a static description and the list of advanced index arrays,
+    validating every index against ``t``'s shape as PyTorch does."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    # count dims consumed
+    consumed = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, (Tensor, np.ndarray)) and (
+                (isinstance(k, Tensor) and k.dtype in (_dt.bool, _dt.uint8)) or
+                (isinstance(k, np.ndarray) and k.dtype == np.bool_)):
+            consumed += max(k.ndim, 1) if k.ndim else 0
+        else:
+            consumed += 1
+    if consumed > t.dim():
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    desc = []
+    arrays = []
+    dim = 0
+    shape = t._shape
+    for k in key:
+        if k is None:
+            desc.append(("n",))
+        elif k is Ellipsis:
+            desc.append(("e",))
+            dim += t.dim() - consumed
+        elif isinstance(k, slice):
+            start, stop, step = (_int(k.start), _int(k.stop), _int(k.step))
+            if step is not None and step <= 0:
+                raise ValueError("step must be greater than zero")
+            desc.append(("s", start, stop, step))
+            dim += 1
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            size = shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+            desc.append(("i", int(k)))
+            dim += 1
+        elif isinstance(k, Tensor) and k.dim() == 0 and not (
+                k.dtype.is_floating_point or k.dtype.is_complex or k.dtype is _dt.bool):
+            # a 0-d integer tensor indexes like an int (but yields a copy in PyTorch)
+            a, dt = _as_index_array(k, shape[dim], dim)
+            _check_bounds(a, shape[dim], dim)
+            desc.append(("a", len(arrays)))
+            arrays.append(a)
+            dim += 1
+        else:
+            a, dt = _as_index_array(k, shape[dim] if dim < len(shape) else 0, dim)
+            if dt in (_dt.bool, _dt.uint8):
+                mshape = tuple(np.shape(a))
+                for j, ms in enumerate(mshape):
+                    if dim + j >= len(shape) or shape[dim + j] != ms:
+                        raise IndexError(
+                            f"The shape of the mask {shape_str(mshape)} at index {j} does not "
+                            f"match the shape of the indexed tensor "
+                            f"{shape_str(shape)} at index {dim + j}")
+                if isinstance(a, jax.core.Tracer):
+                    from .dispatch import concretization_error
+                    raise concretization_error()
+                nz = np.nonzero(np.asarray(a).astype(bool))
+                if not mshape:  # 0-d bool: adds a dim of size 1 or 0
+                    desc.append(("b0", bool(np.asarray(a))))
+                    continue
+                for z in nz:
+                    desc.append(("a", len(arrays)))
+                    arrays.append(z.astype(np.int64))
+                dim += len(mshape)
+            else:
+                _check_bounds(a, shape[dim], dim)
+                desc.append(("a", len(arrays)))
+                arrays.append(a)
+                dim += 1
+    return tuple(desc), arrays
+
+
+def _int(v):
+    if v is None:
+        return None
+    if isinstance(v, Tensor):
+        return int(v)
+    return int(v)
+
+
+def _check_bounds(a, size, dim):
+    if isinstance(a, jax.core.Tracer):
+        return  # traced: cannot check here (compiled code clamps like JAX)
+    h = np.asarray(a)
+    if h.size == 0:
+        return
+    lo, hi = int(h.min()), int(h.max())
+    if hi >= size or lo < -size:
+        bad = hi if hi >= size else lo
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _build_key(desc, arrays, ndim):
+    key = []
+    for d in desc:
+        tag = d[0]
+        if tag == "n":
+            key.append(None)
+        elif tag == "e":
+            key.append(Ellipsis)
+        elif tag == "s":
+            key.append(slice(d[1], d[2], d[3]))
+        elif tag == "i":
+            key.append(d[1])
+        elif tag == "b0":
+            key.append(None)
+            key.append(slice(None) if d[1] else slice(0, 0))
+        else:
+            key.append(arrays[d[1]])
+    return tuple(key)
+
+
+def _index_fn(input, desc, arrays):
+    key = _build_key(desc, arrays, input.ndim)
+    return input[key]
+
+
+def _basic_meta(input, desc, arrays):
+    """View metadata for keys made only of ints, slices, None and Ellipsis."""
+    if any(d[0] in ("a", "b0") for d in desc):
+        return None
+    shape, stride, off = list(input._shape), list(input.stride()), input._offset
+    consumed = sum(1 for d in desc if d[0] in ("s", "i"))
+    dim = 0
+    for d in desc:
+        tag = d[0]
+        if tag == "n":
+            shape.insert(dim, 1)
+            stride.insert(dim, 0 if False else (shape[dim + 1] * stride[dim]
+                                               if dim < len(stride) else 1))
+            dim += 1
+        elif tag == "e":
+            dim += input.dim() - consumed
+        elif tag == "s":
+            shape, stride, off = slice_meta(shape, stride, off, dim, d[1], d[2], d[3])
+            dim += 1
+        elif tag == "i":
+            i = d[1] % shape[dim]
+            off += i * stride[dim]
+            del shape[dim], stride[dim]
+    return shape, stride, off
+
+
+def _index_name(input, desc, arrays):
+    if any(d[0] in ("a", "b0") for d in desc):
+        return "IndexBackward0"
+    last = [d[0] for d in desc if d[0] != "e"]
+    if not last:
+        return "AliasBackward0"
+    return {"i": "SelectBackward0", "s": "SliceBackward0", "n": "UnsqueezeBackward0"}[last[-1]]
+
+
+register(OpSpec(
+    "_index", _index_fn, "input, desc, arrays", tensor_args=("input", "arrays"),
+    promote="none", method=False, function=False, view=_basic_meta, grad_name=_index_name,
+    saves=False, samples=lambda: []))
+
+
+def _getitem(self: Tensor, key):
+    """Mirrors ``Tensor.__getitem__``."""
+    from .dispatch import _overloaded_args, call_op, handle_torch_function
+    if type(self) is not Tensor:
+        rel = _overloaded_args([self])
+        if rel:
+            return handle_torch_function(Tensor.__getitem__, rel, (self, key), {})
+    if self.dim() == 0 and not (key is None or key is Ellipsis or (
+            isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key))) and \
+            not isinstance(key, (Tensor, list, np.ndarray)):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    desc, arrays = parse_key(self, key)
+    return call_op("_index", self, desc, arrays)
+
+
+# ---------------------------------------------------------------------------
+# writes
+def _index_put_fn(input, desc, arrays, values, accumulate=False):
+    key = _build_key(desc, arrays, input.ndim)
+    target_shape = jax.eval_shape(lambda x: x[key], input).shape
+    v = jnp.asarray(values).astype(input.dtype)
+    while v.ndim > len(target_shape) and v.shape[0] == 1:
+        v = v[0]  # PyTorch drops leading singleton dims of the value
+    v = jnp.broadcast_to(v, target_shape)
+    if accumulate:
+        return input.at[key].add(v)
+    return input.at[key].set(v)
+
+
+def _check_values_shape(t, desc, arrays, values):
+    target = jax.eval_shape(lambda x: x[_build_key(desc, arrays, t.dim())],
+                            jax.ShapeDtypeStruct(t._shape, t.dtype.np)).shape
+    vs = values._shape if isinstance(values, Tensor) else ()
+    # values may broadcast to the indexed shape (leading 1s may be dropped)
+    vs_trim = list(vs)
+    while len(vs_trim) > len(target) and vs_trim[0] == 1:
+        vs_trim.pop(0)
+    ok = len(vs_trim) <= len(target) and all(
+        a == b or a == 1 for a, b in zip(reversed(vs_trim), reversed(target)))
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {shape_str(vs)} cannot be "
+                           f"broadcast to indexing result of shape {shape_str(target)}")
+
+
+def _index_put_internal_check(input, desc, arrays, values, accumulate=False):
+    _check_values_shape(input, desc, arrays, values)
+
+
+register(OpSpec(
+    "_index_put", _index_put_fn, "input, desc, arrays, values, accumulate=False",
+    tensor_args=("input", "arrays", "values"), promote="none", method=False, function=False,
+    check=_index_put_internal_check, grad_name="IndexPutBackward0", saves=False,
+    samples=lambda: []))
+
+
+def _setitem(self: Tensor, key, value) -> None:
+    """Mirrors ``Tensor.__setitem__``: writes through views reach the base."""
+    from .bind import check_inplace_target, inplace_apply
+    from .dispatch import call_op
+    check_inplace_target(self)
+    if not isinstance(value, Tensor):
+        if isinstance(value, (list, tuple, np.ndarray)):
+            from .creation import tensor
+            value = tensor(value, dtype=self.dtype)
+        elif not isinstance(value, (bool, int, float, complex, np.number)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"{_legacy(self)}")
+    if isinstance(value, Tensor) and value.dtype is not self.dtype:
+        value = value.to(self.dtype)
+    if not isinstance(value, Tensor):
+        from .creation import full
+        value = full((), value, dtype=self.dtype, device=self.device)
+    desc, arrays = parse_key(self, key)
+    out = call_op("_index_put", self, desc, arrays, value)
+    inplace_apply(self, out)
+
+
+def _legacy(t):
+    from .._core.tensor import _LEGACY_NAMES
+    return _LEGACY_NAMES[t.dtype].replace("torchlike.", "torchlike.")
+
+
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+
+
+# ---------------------------------------------------------------------------
+# public index_put / index_put_
+def _index_put_public(input, indices, values, accumulate=False):
+    key = tuple(indices)
+    desc, arrays = parse_key(input, key)
+    from .dispatch import call_op
+    return call_op("_index_put", input, desc, arrays, values, accumulate)
+
+
+def _index_put_(self, indices, values, accumulate=False):
+    from .bind import check_inplace_target, inplace_apply
+    check_inplace_target(self)
+    return inplace_apply(self, _index_put_public(self, indices, values, accumulate))
+
+
+Tensor.index_put = _index_put_public
+Tensor.index_put_ = _index_put_
+index_put = _index_put_public
+
+_ = (S, arr)

@@ -1,0 +1,86 @@
+"""The op table: the one place ops are declared.
+
+Each ``OpSpec`` holds a pure ``jax.numpy``/``lax`` function and its metadata. From the
+table, ``bind.py`` generates ``torchlike.X``, ``Tensor.X``, ``Tensor.X_`` and operator
+overloads; ``dispatch.py`` does promotion, view bookkeeping, autograd recording and
+caching of compiled executables for every op the same way.
+
+# Note [Op function convention]
+# ``fn`` receives the op's parameters in the order of ``signature``. Parameters named in
+# ``tensor_args`` are dynamic: JAX arrays (or Python scalars, None, or lists of arrays)
+# already cast by the dispatcher. All others are static, hashable Python values (lists
+# become tuples); a change in them compiles a new executable, a change in shapes or
+# dtypes reuses JAX's cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["OpSpec", "register", "OPS", "get"]
+
+OPS: dict[str, "OpSpec"] = {}
+
+
+@dataclass(eq=False)
+class OpSpec:
+    name: str
+    fn: Callable
+    signature: str
+    tensor_args: tuple = ("input",)
+    # How tensor arguments are cast before ``fn`` runs:
+    #   "common": all promote_args to PyTorch's result type
+    #   "float":  as "common", then integral/bool to the default float dtype
+    #   "self":   promote_args cast to the first argument's dtype
+    #   "none":   untouched
+    promote: str = "common"
+    promote_args: tuple | None = None  # default: all tensor_args
+    method: str | bool = True          # Tensor method name (True: same as name)
+    function: str | bool = True        # torchlike.<name> (True: same as name)
+    inplace: str | bool = False        # Tensor.<name>_ (True: name + "_")
+    dunders: tuple = ()                # e.g. ("__add__", "__radd__")
+    aliases: tuple = ()                # extra function/method names
+    view: Callable | None = None       # (vals) -> (shape, stride, offset) | list | None
+    differentiable: bool = True
+    grad_name: str | Callable | None = None  # "AddBackward0" or fn(vals)->name
+    saves: bool = True                 # PyTorch saves tensors for backward (freed after)
+    autocast: str | None = None        # "lower" | "fp32" | "promote" | None
+    check: Callable | None = None      # eager validation, raises PyTorch's errors
+    out_names: tuple | None = None     # return a named tuple with these fields
+    nondiff_outputs: tuple = ()        # output indices that never require grad
+    int_to_float_inplace_ok: bool = False
+    samples: Callable | None = None    # () -> list[Sample] for the parity tests
+    doc: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    # filled in by dispatch.prepare()
+    params: tuple = ()
+    tensor_pos: tuple = ()
+    binder: Any = None
+    jitted: Any = None
+    jitted_vjp: Any = None
+    api: Any = None
+    method_api: Any = None
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name!r})"
+
+
+def register(spec: OpSpec) -> OpSpec:
+    if spec.name in OPS:
+        raise ValueError(f"op {spec.name!r} declared twice")
+    OPS[spec.name] = spec
+    return spec
+
+
+def op(name: str, signature: str, **kw):
+    """Decorator form: ``@op("add", "input, other, *, alpha=1", tensor_args=(...))``."""
+    def deco(fn):
+        register(OpSpec(name=name, fn=fn, signature=signature, **kw))
+        return fn
+    return deco
+
+
+def get(name: str) -> OpSpec:
+    return OPS[name]

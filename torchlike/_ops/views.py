@@ -1,0 +1,794 @@
+"""View ops: results share their input's storage (see Note [Views over immutable
+arrays]). Each declares its value function and a ``view`` metadata function giving
+PyTorch's (shape, strides, storage offset) of the result."""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from .._core.size import Size
+from .._core.storage import compute_view_strides, contiguous_strides
+from .._core.tensor import Tensor, wrap_dim
+from ._common import shape_str
+from .samples import S, arr
+from .spec import OpSpec, register
+
+__all__ = ["resolve_shape", "slice_meta"]
+
+
+def _shape_arg(shape) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    out = []
+    for s in shape:
+        if isinstance(s, Tensor):
+            s = int(s)
+        out.append(int(s))
+    return tuple(out)
+
+
+def resolve_shape(shape, numel: int) -> tuple:
+    """Infer a -1 entry as PyTorch's ``infer_size`` does, with its error text."""
+    shape = tuple(shape)
+    infer = [i for i, s in enumerate(shape) if s == -1]
+    if len(infer) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if infer:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                                   f"{shape_str(shape)} because the unspecified dimension "
+                                   "size -1 can be any value and is ambiguous")
+        elif numel % known == 0:
+            shape = shape[:infer[0]] + (numel // known,) + shape[infer[0] + 1:]
+            return shape
+        raise RuntimeError(f"shape '{shape_str(shape)}' is invalid for input of size {numel}")
+    if known != numel:
+        raise RuntimeError(f"shape '{shape_str(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+# ---------------------------------------------------------------------------
+# view / reshape / flatten
+def _view_fn(input, shape):
+    return jnp.reshape(input, shape)
+
+
+def _view_meta(input, *shape):
+    shape = resolve_shape(_shape_arg(shape), input.numel())
+    strides = compute_view_strides(input._shape, input.stride(), shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return shape, strides, input._offset
+
+
+def _view_check(input, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int, Tensor)):
+        raise NotImplementedError("Tensor.view(dtype) is not supported by torchlike")
+    _view_meta(input, *shape)
+
+
+register(OpSpec(
+    "view", lambda input, *shape: _view_fn(input, resolve_shape(
+        _shape_arg(shape), int(np.prod(input.shape, dtype=np.int64)))),
+    "input, *shape", function=False, promote="none", view=_view_meta, check=_view_check,
+    saves=False, grad_name="ViewBackward0",
+    samples=lambda: [S(arr(4, 4), 16, method=True), S(arr(4, 4), -1, 8, method=True),
+                     S(arr(2, 3, 4), (6, 4), method=True), S(arr(), 1, method=True),
+                     S(arr(0, 4), 4, 0, method=True)]))
+
+
+def _reshape_meta(input, *shape):
+    shape = resolve_shape(_shape_arg(shape), input.numel())
+    strides = compute_view_strides(input._shape, input.stride(), shape)
+    if strides is None:
+        return None
+    return shape, strides, input._offset
+
+
+def _reshape_name(input, *shape):
+    return "ViewBackward0" if _reshape_meta(input, *shape) is not None else \
+        "UnsafeViewBackward0"
+
+
+register(OpSpec(
+    "reshape", lambda input, *shape: _view_fn(input, resolve_shape(
+        _shape_arg(shape), int(np.prod(input.shape, dtype=np.int64)))),
+    "input, *shape", promote="none", view=_reshape_meta, saves=False, grad_name=_reshape_name,
+    check=lambda input, *shape: resolve_shape(_shape_arg(shape), input.numel()),
+    samples=lambda: [S(arr(4, 4), (16,)), S(arr(4, 4), (-1, 2)), S(arr(2, 3, 4), (4, -1))]))
+
+
+def _view_as_meta(input, other):
+    return _view_meta(input, other._shape)
+
+
+register(OpSpec(
+    "view_as", lambda input, other: jnp.reshape(input, other.shape), "input, other",
+    tensor_args=("input", "other"), function=False, promote="none", view=_view_as_meta,
+    saves=False, grad_name="ViewBackward0",
+    samples=lambda: [S(arr(4, 4), arr(2, 8), method=True)]))
+register(OpSpec(
+    "reshape_as", lambda input, other: jnp.reshape(input, other.shape), "input, other",
+    tensor_args=("input", "other"), function=False, promote="none",
+    view=lambda i, o: _reshape_meta(i, o._shape), saves=False, grad_name="ViewBackward0",
+    samples=lambda: [S(arr(4, 4), arr(2, 8), method=True)]))
+
+
+def _flatten_shape(shape, start_dim, end_dim):
+    nd = len(shape)
+    if nd == 0:
+        return (1,)
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return tuple(shape[:s]) + (n,) + tuple(shape[e + 1:])
+
+
+def _flatten_fn(input, start_dim=0, end_dim=-1):
+    return jnp.reshape(input, _flatten_shape(input.shape, start_dim, end_dim))
+
+
+def _flatten_meta(input, start_dim=0, end_dim=-1):
+    shape = _flatten_shape(input._shape, start_dim, end_dim)
+    if shape == input._shape:
+        return input._shape, input.stride(), input._offset
+    return _reshape_meta(input, shape)
+
+
+register(OpSpec(
+    "flatten", _flatten_fn, "input, start_dim=0, end_dim=-1", promote="none",
+    view=_flatten_meta, saves=False, grad_name="ViewBackward0",
+    check=lambda input, s=0, e=-1: _flatten_shape(input._shape, s, e),
+    samples=lambda: [S(arr(2, 3, 4)), S(arr(2, 3, 4), 1), S(arr(2, 3, 4), 0, 1), S(arr())]))
+
+
+def _unflatten_shape(shape, dim, sizes):
+    d = wrap_dim(dim, len(shape))
+    sizes = resolve_shape(tuple(sizes), shape[d])
+    return tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:])
+
+
+register(OpSpec(
+    "unflatten", lambda input, dim, sizes: jnp.reshape(
+        input, _unflatten_shape(input.shape, dim, sizes)), "input, dim, sizes",
+    promote="none", saves=False, grad_name="ViewBackward0",
+    view=lambda input, dim, sizes: _reshape_meta(input, _unflatten_shape(input._shape, dim,
+                                                                         sizes)),
+    samples=lambda: [S(arr(2, 12), 1, (3, 4)), S(arr(2, 12), -1, (-1, 2))]))
+
+
+# ---------------------------------------------------------------------------
+# transpose / permute / t
+def _transpose_fn(input, dim0, dim1):
+    return jnp.swapaxes(input, dim0, dim1) if input.ndim else input
+
+
+def _transpose_meta(input, dim0, dim1):
+    nd = input.dim()
+    if nd == 0:
+        wrap_dim(dim0, 0)
+        wrap_dim(dim1, 0)
+        return (), (), input._offset
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    shape, stride = list(input._shape), list(input.stride())
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    stride[d0], stride[d1] = stride[d1], stride[d0]
+    return shape, stride, input._offset
+
+
+register(OpSpec(
+    "transpose", _transpose_fn, "input, dim0, dim1", promote="none", view=_transpose_meta,
+    inplace=True, saves=False, aliases=("swapaxes", "swapdims"),
+    check=lambda i, a, b: _transpose_meta(i, a, b),
+    samples=lambda: [S(arr(3, 4), 0, 1), S(arr(2, 3, 4), -1, 0), S(arr(), 0, -1)]))
+
+
+def _permute_dims(input, dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list, Size)):
+        dims = tuple(dims[0])
+    nd = input.dim()
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}"
+                           .replace("(sparse_coo)", ""))
+    wrapped = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(wrapped)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return wrapped
+
+
+def _permute_meta(input, *dims):
+    p = _permute_dims(input, dims)
+    return ([input._shape[i] for i in p], [input.stride()[i] for i in p], input._offset)
+
+
+def _permute_fn(input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], tuple):
+        dims = dims[0]
+    return jnp.transpose(input, [d % max(input.ndim, 1) for d in dims]) if input.ndim else input
+
+
+register(OpSpec(
+    "permute", _permute_fn, "input, *dims", promote="none", view=_permute_meta,
+    check=_permute_meta, saves=False,
+    samples=lambda: [S(arr(2, 3, 4), (2, 0, 1)), S(arr(2, 3, 4), (-1, 1, 0)),
+                     S(arr(2, 3), 1, 0, method=True)]))
+
+
+def _t_meta(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.dim()}D")
+    if input.dim() < 2:
+        return input._shape, input.stride(), input._offset
+    return _transpose_meta(input, 0, 1)
+
+
+register(OpSpec(
+    "t", lambda input: input.T if input.ndim == 2 else input, "input", promote="none",
+    view=_t_meta, check=_t_meta, inplace=True, saves=False, grad_name="TBackward0",
+    samples=lambda: [S(arr(3, 4)), S(arr(3)), S(arr())]))
+
+
+def _numpy_T_meta(input):
+    nd = input.dim()
+    return _permute_meta(input, tuple(range(nd - 1, -1, -1)))
+
+
+def _T(self):
+    """Mirrors ``Tensor.T``: all dimensions reversed."""
+    from .dispatch import call_op
+    return call_op("permute", self, tuple(range(self.dim() - 1, -1, -1)))
+
+
+def _mT(self):
+    """Mirrors ``Tensor.mT``: the last two dimensions swapped."""
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
+    from .dispatch import call_op
+    return call_op("transpose", self, -2, -1)
+
+
+def _mH(self):
+    from .dispatch import call_op
+    return call_op("conj", _mT(self)) if self.is_complex() else _mT(self)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.mH = property(_mH)
+Tensor.H = property(lambda self: _mH(self) if self.dim() == 2 else _T(self))
+
+
+def _adjoint(self):
+    return _mH(self)
+
+
+Tensor.adjoint = _adjoint
+
+
+# ---------------------------------------------------------------------------
+# squeeze / unsqueeze / expand
+def _squeeze_dims(input, dim):
+    nd = input.dim()
+    if dim is None:
+        return tuple(i for i, s in enumerate(input._shape) if s == 1)
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    return tuple(sorted({wrap_dim(d, nd) for d in dims
+                         if nd and input._shape[wrap_dim(d, nd)] == 1}))
+
+
+def _squeeze_meta(input, dim=None):
+    if input.dim() == 0 and dim is not None:
+        for d in (dim if isinstance(dim, tuple) else (dim,)):
+            wrap_dim(d, 0)
+    drop = set(_squeeze_dims(input, dim))
+    shape = [s for i, s in enumerate(input._shape) if i not in drop]
+    stride = [s for i, s in enumerate(input.stride()) if i not in drop]
+    return shape, stride, input._offset
+
+
+def _squeeze_fn(input, dim=None):
+    if dim is None:
+        return jnp.squeeze(input)
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    nd = input.ndim
+    if nd == 0:
+        return input
+    dims = tuple(sorted({d % nd for d in dims if input.shape[d % nd] == 1}))
+    return jnp.squeeze(input, dims) if dims else input
+
+
+def _squeeze_name(input, dim=None):
+    if dim is None:
+        return "SqueezeBackward0"
+    return "SqueezeBackward2" if isinstance(dim, tuple) else "SqueezeBackward1"
+
+
+register(OpSpec(
+    "squeeze", _squeeze_fn, "input, dim=None", promote="none", view=_squeeze_meta,
+    check=_squeeze_meta, inplace=True, saves=False, grad_name=_squeeze_name,
+    samples=lambda: [S(arr(1, 3, 1)), S(arr(1, 3, 1), 0), S(arr(1, 3, 1), 1),
+                     S(arr(1, 3, 1), (0, 2)), S(arr()), S(arr(1, 3, 1), -1)]))
+
+
+def _unsqueeze_meta(input, dim):
+    nd = input.dim()
+    d = wrap_dim(dim, nd + 1)
+    shape, stride = list(input._shape), list(input.stride())
+    new_stride = shape[d] * stride[d] if d < nd else 1
+    shape.insert(d, 1)
+    stride.insert(d, new_stride)
+    return shape, stride, input._offset
+
+
+register(OpSpec(
+    "unsqueeze", lambda input, dim: jnp.expand_dims(input, dim % (input.ndim + 1)),
+    "input, dim", promote="none", view=_unsqueeze_meta, check=_unsqueeze_meta, inplace=True,
+    saves=False, samples=lambda: [S(arr(3, 4), 0), S(arr(3, 4), -1), S(arr(3, 4), 1),
+                                  S(arr(), 0)]))
+
+
+def _expand_shape(input_shape, sizes):
+    sizes = _shape_arg(sizes)
+    nd = len(input_shape)
+    if len(sizes) < nd:
+        raise RuntimeError(f"expand({_type_name(input_shape)}{{{shape_str(input_shape)}}}, "
+                           f"size={shape_str(sizes)}): the number of sizes provided "
+                           f"({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({nd})")
+    out = []
+    lead = len(sizes) - nd
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension " + str(i))
+            out.append(s)
+        else:
+            cur = input_shape[i - lead]
+            if s == -1:
+                out.append(cur)
+            elif cur == 1 or cur == s:
+                out.append(s)
+            else:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the "
+                                   f"existing size ({cur}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {shape_str(sizes)}.  Tensor sizes: "
+                                   f"{shape_str(input_shape)}")
+    return tuple(out)
+
+
+def _type_name(shape):
+    return "torch.FloatTensor"
+
+
+def _expand_meta(input, *sizes):
+    shape = _expand_shape(input._shape, sizes)
+    lead = len(shape) - input.dim()
+    stride = []
+    for i, s in enumerate(shape):
+        if i < lead:
+            stride.append(0)
+        else:
+            cur = input._shape[i - lead]
+            stride.append(input.stride()[i - lead] if cur == s else 0)
+    return shape, stride, input._offset
+
+
+register(OpSpec(
+    "expand", lambda input, *sizes: jnp.broadcast_to(input, _expand_shape(input.shape, sizes)),
+    "input, *sizes", function=False, promote="none", view=_expand_meta, check=_expand_meta,
+    saves=False,
+    samples=lambda: [S(arr(3, 1), 3, 4, method=True), S(arr(3, 1), (2, 3, -1), method=True),
+                     S(arr(), 2, 2, method=True)]))
+register(OpSpec(
+    "expand_as", lambda input, other: jnp.broadcast_to(input, other.shape), "input, other",
+    tensor_args=("input", "other"), function=False, promote="none",
+    view=lambda i, o: _expand_meta(i, o._shape), check=lambda i, o: _expand_meta(i, o._shape),
+    saves=False, grad_name="ExpandBackward0",
+    samples=lambda: [S(arr(3, 1), arr(3, 4), method=True)]))
+
+
+# ---------------------------------------------------------------------------
+# narrow / select / slice / diagonal / unfold
+def slice_meta(shape, stride, offset, dim, start, stop, step):
+    """Metadata of ``t[..., start:stop:step]`` along ``dim`` (Python slice semantics)."""
+    n = shape[dim]
+    start, stop, step = slice(start, stop, step).indices(n)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    length = max(0, math.ceil((stop - start) / step))
+    shape, stride = list(shape), list(stride)
+    if length > 0:
+        offset += start * stride[dim]
+    shape[dim] = length
+    stride[dim] *= step
+    return shape, stride, offset
+
+
+def _narrow_check(input, dim, start, length):
+    nd = input.dim()
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    size = input._shape[d]
+    if isinstance(start, Tensor):
+        start = int(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return d, start
+
+
+def _narrow_meta(input, dim, start, length):
+    d, s = _narrow_check(input, dim, start, length)
+    return slice_meta(input._shape, input.stride(), input._offset, d, s, s + length, 1)
+
+
+def _narrow_fn(input, dim, start, length):
+    d = dim % input.ndim
+    s = start % input.shape[d] if start < 0 else start
+    return jax_slice(input, d, s, s + length, 1)
+
+
+def jax_slice(x, dim, start, stop, step):
+    idx = [slice(None)] * x.ndim
+    idx[dim] = slice(start, stop, step)
+    return x[tuple(idx)]
+
+
+register(OpSpec(
+    "narrow", _narrow_fn, "input, dim, start, length", promote="none", view=_narrow_meta,
+    check=_narrow_meta, saves=False, grad_name="SliceBackward0",
+    samples=lambda: [S(arr(4, 5), 0, 1, 2), S(arr(4, 5), -1, -3, 2), S(arr(4, 5), 1, 0, 0)]))
+
+
+def _select_check(input, dim, index):
+    nd = input.dim()
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    size = input._shape[d]
+    if isinstance(index, Tensor):
+        index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{shape_str(input._shape)} at dimension {d}")
+    return d, index % size if size else index
+
+
+def _select_meta(input, dim, index):
+    d, i = _select_check(input, dim, index)
+    shape, stride = list(input._shape), list(input.stride())
+    offset = input._offset + i * stride[d]
+    del shape[d], stride[d]
+    return shape, stride, offset
+
+
+register(OpSpec(
+    "select", lambda input, dim, index: jnp.take(input, index, axis=dim), "input, dim, index",
+    promote="none", view=_select_meta, check=_select_meta, saves=False,
+    samples=lambda: [S(arr(4, 5), 0, 1), S(arr(4, 5), 1, -1), S(arr(2, 3, 4), -1, 3)]))
+
+
+def _diag_meta(input, offset=0, dim1=0, dim2=1):
+    nd = input.dim()
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape, stride = list(input._shape), list(input.stride())
+    off = input._offset
+    if offset >= 0:
+        n = max(min(shape[d1], shape[d2] - offset), 0)
+        if n > 0:
+            off += offset * stride[d2]
+    else:
+        n = max(min(shape[d1] + offset, shape[d2]), 0)
+        if n > 0:
+            off -= offset * stride[d1]
+    new_stride = stride[d1] + stride[d2]
+    keep = [i for i in range(nd) if i not in (d1, d2)]
+    return ([shape[i] for i in keep] + [n], [stride[i] for i in keep] + [new_stride], off)
+
+
+register(OpSpec(
+    "diagonal", lambda input, offset=0, dim1=0, dim2=1: jnp.diagonal(input, offset, dim1, dim2),
+    "input, offset=0, dim1=0, dim2=1", promote="none", view=_diag_meta, check=_diag_meta,
+    saves=False,
+    samples=lambda: [S(arr(4, 4)), S(arr(4, 5), 1), S(arr(4, 5), -2), S(arr(2, 3, 4), 0, 1, 2),
+                     S(arr(3, 3), 5)]))
+
+
+def _unfold_check(input, dimension, size, step):
+    nd = input.dim()
+    d = wrap_dim(dimension, nd)
+    n = input._shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return d, n
+
+
+def _unfold_meta(input, dimension, size, step):
+    d, n = _unfold_check(input, dimension, size, step)
+    if input.dim() == 0:
+        return (size,), (1,), input._offset
+    shape, stride = list(input._shape), list(input.stride())
+    shape[d] = (n - size) // step + 1
+    st = stride[d]
+    stride[d] = st * step
+    return shape + [size], stride + [st], input._offset
+
+
+def _unfold_fn(input, dimension, size, step):
+    if input.ndim == 0:
+        return jnp.reshape(input, (1,))
+    d = dimension % input.ndim
+    n = input.shape[d]
+    count = (n - size) // step + 1
+    idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :])
+    out = jnp.take(input, jnp.asarray(idx), axis=d)  # (..., count, size, ...)
+    return jnp.moveaxis(out, d + 1, -1)
+
+
+register(OpSpec(
+    "unfold", _unfold_fn, "input, dimension, size, step", function=False, promote="none",
+    view=_unfold_meta, check=_unfold_meta, saves=False,
+    samples=lambda: [S(arr(7), 0, 2, 1, method=True), S(arr(3, 8), 1, 3, 2, method=True)]))
+
+
+# ---------------------------------------------------------------------------
+# split / chunk / unbind / tensor_split / movedim
+def split_sizes(n: int, split_size_or_sections) -> list:
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={s}")
+        if s == 0:
+            if n != 0:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                                   f"dimension size of {n}")
+            return [0]
+        return [min(s, n - i) for i in range(0, n, s)] or [0]
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                           f"(input tensor's size at dimension {{dim}}), but got "
+                           f"split_sizes={sizes}")
+    return sizes
+
+
+def _split_meta(input, split_size_or_sections, dim=0):
+    d = wrap_dim(dim, input.dim())
+    try:
+        sizes = split_sizes(input._shape[d], split_size_or_sections)
+    except RuntimeError as e:
+        raise RuntimeError(str(e).replace("{dim}", str(d))) from None
+    metas, start = [], 0
+    for s in sizes:
+        metas.append(slice_meta(input._shape, input.stride(), input._offset, d, start,
+                                start + s, 1))
+        start += s
+    return metas
+
+
+def _split_fn(input, split_size_or_sections, dim=0):
+    d = dim % input.ndim
+    sizes = split_sizes(input.shape[d], split_size_or_sections)
+    out, start = [], 0
+    for s in sizes:
+        out.append(jax_slice(input, d, start, start + s, 1))
+        start += s
+    return tuple(out)
+
+
+def _split_name(input, split_size_or_sections, dim=0):
+    return "SplitBackward0" if isinstance(split_size_or_sections, int) else \
+        "SplitWithSizesBackward0"
+
+
+register(OpSpec(
+    "split", _split_fn, "input, split_size_or_sections, dim=0", promote="none",
+    view=_split_meta, check=_split_meta, saves=False, grad_name=_split_name,
+    samples=lambda: [S(arr(5, 2), 2), S(arr(5, 2), [1, 4]), S(arr(3, 6), 4, 1),
+                     S(arr(3, 6), (2, 2, 2), -1)]))
+
+
+def _chunk_sizes(n, chunks):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = -(-n // chunks) if n else 0
+    return size
+
+
+def _chunk_meta(input, chunks, dim=0):
+    d = wrap_dim(dim, input.dim())
+    size = _chunk_sizes(input._shape[d], chunks)
+    return _split_meta(input, size if size else 0, d) if size else \
+        _split_meta(input, [0] * 1 if input._shape[d] == 0 else [input._shape[d]], d)
+
+
+def _chunk_fn(input, chunks, dim=0):
+    d = dim % input.ndim
+    size = _chunk_sizes(input.shape[d], chunks)
+    if not size:
+        return (input,) if input.shape[d] == 0 else (input,)
+    return _split_fn(input, size, d)
+
+
+register(OpSpec(
+    "chunk", _chunk_fn, "input, chunks, dim=0", promote="none", view=_chunk_meta,
+    check=_chunk_meta, saves=False, grad_name="SplitBackward0",
+    samples=lambda: [S(arr(5, 2), 2), S(arr(6, 2), 3), S(arr(3, 7), 3, 1), S(arr(2, 2), 5)]))
+
+
+def _tensor_split_bounds(n, indices_or_sections):
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        bounds, start = [], 0
+        for i in range(k):
+            size = q + (1 if i < r else 0)
+            bounds.append((start, start + size))
+            start += size
+        return bounds
+    idx = list(indices_or_sections)
+    bounds, start = [], 0
+    for i in idx + [n]:
+        stop = max(min(i, n), start) if i >= 0 else max(n + i, start)
+        bounds.append((min(start, n), min(max(stop, start), n)))
+        start = stop if i >= 0 else n + i
+    return bounds
+
+
+def _norm_sections(v):
+    if isinstance(v, Tensor):
+        v = v.tolist()
+    return v
+
+
+def _tensor_split_meta(input, indices_or_sections, dim=0):
+    d = wrap_dim(dim, input.dim())
+    bounds = _tensor_split_bounds(input._shape[d], _norm_sections(indices_or_sections))
+    return [slice_meta(input._shape, input.stride(), input._offset, d, a, b, 1)
+            for a, b in bounds]
+
+
+def _tensor_split_fn(input, indices_or_sections, dim=0):
+    d = dim % input.ndim
+    bounds = _tensor_split_bounds(input.shape[d], indices_or_sections)
+    return tuple(jax_slice(input, d, a, b, 1) for a, b in bounds)
+
+
+def _tensor_split_static(input, indices_or_sections, dim=0):
+    return _tensor_split_meta(input, indices_or_sections, dim)
+
+
+register(OpSpec(
+    "tensor_split", lambda input, ios, dim=0: _tensor_split_fn(input, ios, dim),
+    "input, indices_or_sections, dim=0", promote="none", view=_tensor_split_meta,
+    check=_tensor_split_meta, saves=False, grad_name="SplitBackward0",
+    extra={"normalize": {"indices_or_sections": _norm_sections}},
+    samples=lambda: [S(arr(8), 3), S(arr(7), [1, 5]), S(arr(3, 7), (2, 3), 1),
+                     S(arr(8), [2, 10])]))
+
+
+def _unbind_meta(input, dim=0):
+    nd = input.dim()
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, nd)
+    metas = []
+    for i in range(input._shape[d]):
+        shape, stride = list(input._shape), list(input.stride())
+        off = input._offset + i * stride[d]
+        del shape[d], stride[d]
+        metas.append((shape, stride, off))
+    return metas
+
+
+def _unbind_fn(input, dim=0):
+    d = dim % input.ndim
+    return tuple(jnp.take(input, i, axis=d) for i in range(input.shape[d]))
+
+
+register(OpSpec(
+    "unbind", _unbind_fn, "input, dim=0", promote="none", view=_unbind_meta,
+    check=_unbind_meta, saves=False,
+    samples=lambda: [S(arr(3, 2)), S(arr(3, 2), 1), S(arr(2, 3, 4), -1)]))
+
+
+def _movedim_perm(nd, source, destination):
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    src = [wrap_dim(s, nd) for s in src]
+    dst = [wrap_dim(s, nd) for s in dst]
+    order = [i for i in range(nd) if i not in src]
+    perm = [None] * nd
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(order)
+    return tuple(p if p is not None else next(it) for p in perm)
+
+
+def _movedim_meta(input, source, destination):
+    p = _movedim_perm(input.dim(), source, destination)
+    return _permute_meta(input, p)
+
+
+register(OpSpec(
+    "movedim", lambda input, source, destination: jnp.moveaxis(input, source, destination),
+    "input, source, destination", promote="none", view=_movedim_meta, check=_movedim_meta,
+    saves=False, grad_name="PermuteBackward0", aliases=("moveaxis",),
+    samples=lambda: [S(arr(2, 3, 4), 0, -1), S(arr(2, 3, 4), (0, 1), (2, 0))]))
+
+
+# ---------------------------------------------------------------------------
+# internal ops used for writes through views and autograd of in-place ops
+def _as_strided_fn(input, size, stride, offset):
+    from .._core.storage import strided_index
+    idx = strided_index(size, stride, offset)
+    return jnp.reshape(input, (-1,))[jnp.asarray(idx)]
+
+
+def _as_strided_scatter_fn(input, src, size, stride, offset):
+    from .._core.storage import strided_index
+    idx = strided_index(size, stride, offset).reshape(-1)
+    flat = jnp.reshape(input, (-1,)).at[jnp.asarray(idx)].set(jnp.reshape(src, (-1,)))
+    return jnp.reshape(flat, input.shape)
+
+
+register(OpSpec(
+    "_as_strided", _as_strided_fn, "input, size, stride, offset", promote="none",
+    method=False, function=False, saves=False, grad_name="AsStridedBackward0",
+    samples=lambda: []))
+register(OpSpec(
+    "_as_strided_scatter", _as_strided_scatter_fn, "input, src, size, stride, offset",
+    tensor_args=("input", "src"), promote="self", method=False, function=False, saves=False,
+    grad_name="CopySlices", samples=lambda: []))
+
+
+def _as_strided_public(input, size, stride, storage_offset=None):
+    """Mirrors ``torch.as_strided`` over the tensor's own storage."""
+    from .dispatch import call_op
+    off = input._offset if storage_offset is None else storage_offset
+    base = input._base if input._base is not None else input
+    return call_op("_as_strided", base, tuple(size), tuple(stride), off)
+
+
+Tensor.as_strided = _as_strided_public
+_ = contiguous_strides
