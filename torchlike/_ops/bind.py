@@ -82,7 +82,28 @@ def _make_reflected(spec: OpSpec, name: str):
     return m
 
 
+def _make_inplace_view(spec: OpSpec, name: str):
+    """``t.transpose_(0, 1)`` and friends change this tensor's metadata, not its data."""
+    def m(self, *args, **kwargs):
+        if self._base is not None and self.grad_fn is not None:
+            pass
+        out = dispatch(spec, m, (self,) + args, kwargs)
+        self._shape, self._stride, self._offset = out._shape, out._stride, out._offset
+        self._direct, self._idx = out._direct, None
+        self._cache, self._cache_gen = out._cache, out._cache_gen
+        if self.grad_fn is not None or out.grad_fn is not None:
+            self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+        return self
+    m.__name__ = name
+    m.__qualname__ = "Tensor." + name
+    m.__doc__ = f"In-place (metadata) version of ``Tensor.{spec.name}``."
+    return m
+
+
 def _make_inplace(spec: OpSpec, name: str):
+    if spec.view is not None:
+        return _make_inplace_view(spec, name)
+
     def m(self, *args, **kwargs):
         check_inplace_target(self)
         out = dispatch(spec, m, (self,) + args, kwargs)

@@ -404,7 +404,7 @@ for _n, _f in (("floor", jnp.floor), ("ceil", jnp.ceil), ("trunc", jnp.trunc)):
 unary("frac", lambda x: x - jnp.trunc(x), promote="common", ints=False)
 
 
-def _round(input, *, decimals=0):
+def _round(input, decimals=0):
     if jnp.issubdtype(input.dtype, jnp.integer):
         return input
     if decimals == 0:

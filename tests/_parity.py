@@ -1,0 +1,124 @@
+"""Parity helpers: build the same inputs in torchlike and PyTorch, compare results.
+
+PyTorch is a test-only oracle. Where it is absent, ``HAVE_TORCH`` is False and only
+the comparisons are skipped: torchlike is still run."""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import torchlike as tl
+
+try:
+    import torch
+    HAVE_TORCH = True
+except ImportError:  # pragma: no cover - exercised on machines without torch
+    torch = None
+    HAVE_TORCH = False
+
+requires_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch (test oracle) not installed")
+
+
+def tl_tensor(a: np.ndarray, requires_grad: bool = False):
+    t = tl.tensor(a)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def torch_tensor(a: np.ndarray, requires_grad: bool = False):
+    if a.dtype == ml_dtypes.bfloat16:
+        t = torch.tensor(a.astype(np.float32)).to(torch.bfloat16)
+    else:
+        t = torch.tensor(a)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _is_float_array(a) -> bool:
+    return isinstance(a, np.ndarray) and (np.issubdtype(a.dtype, np.floating) or
+                                          a.dtype == ml_dtypes.bfloat16 or
+                                          np.issubdtype(a.dtype, np.complexfloating))
+
+
+def convert(x, fw: str, grad: bool = False, leaves: list | None = None):
+    """Replace NumPy arrays in ``x`` (recursively) with tensors of framework ``fw``."""
+    if isinstance(x, np.ndarray):
+        rg = grad and _is_float_array(x)
+        t = tl_tensor(x, rg) if fw == "tl" else torch_tensor(x, rg)
+        if rg and leaves is not None:
+            leaves.append(t)
+        return t
+    if isinstance(x, list):
+        return [convert(y, fw, grad, leaves) for y in x]
+    if isinstance(x, tuple):
+        return tuple(convert(y, fw, grad, leaves) for y in x)
+    if isinstance(x, dict):
+        return {k: convert(v, fw, grad, leaves) for k, v in x.items()}
+    if fw == "torch" and isinstance(x, tl.dtype):
+        return getattr(torch, x.name)
+    return x
+
+
+def to_numpy(t) -> np.ndarray:
+    if HAVE_TORCH and isinstance(t, torch.Tensor):
+        t = t.detach()
+        if t.dtype == torch.bfloat16:
+            return t.float().numpy().astype(ml_dtypes.bfloat16)
+        return t.resolve_conj().numpy()
+    return np.asarray(t.detach())
+
+
+def dtype_name(t) -> str:
+    return str(t.dtype).split(".")[-1]
+
+
+def assert_same(a, b, rtol=1e-5, atol=1e-6, path="out"):
+    """``a`` from torchlike, ``b`` from torch: same structure, dtypes, shapes, values."""
+    if isinstance(a, tl.Tensor):
+        assert HAVE_TORCH and isinstance(b, torch.Tensor), f"{path}: torch gave {type(b)}"
+        assert dtype_name(a) == dtype_name(b), f"{path}: dtype {a.dtype} vs {b.dtype}"
+        assert tuple(a.shape) == tuple(b.shape), f"{path}: shape {tuple(a.shape)} vs " \
+                                                 f"{tuple(b.shape)}"
+        x, y = to_numpy(a), to_numpy(b)
+        if x.dtype == ml_dtypes.bfloat16:
+            x, y = x.astype(np.float32), y.astype(np.float32)
+            rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)
+        if x.dtype == np.float16:
+            rtol, atol = max(rtol, 1e-3), max(atol, 1e-3)
+        if x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer):
+            np.testing.assert_array_equal(x, y, err_msg=path)
+        else:
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, equal_nan=True,
+                                       err_msg=path)
+        return
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list)), f"{path}: {type(a)} vs {type(b)}"
+        assert len(a) == len(b), f"{path}: length {len(a)} vs {len(b)}"
+        if hasattr(b, "_fields"):
+            assert hasattr(a, "_fields") and tuple(a._fields) == tuple(b._fields), \
+                f"{path}: named tuple fields {getattr(a, '_fields', None)} vs {b._fields}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, rtol, atol, f"{path}[{i}]")
+        return
+    if a is None or b is None:
+        assert a is None and b is None, f"{path}: {a!r} vs {b!r}"
+        return
+    if isinstance(a, float) and isinstance(b, float):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=path)
+        return
+    assert a == b, f"{path}: {a!r} vs {b!r}"
+
+
+def torchify_repr(s: str) -> str:
+    """torchlike prints ``torchlike.`` where PyTorch prints ``torch.``."""
+    return s.replace("torchlike.", "torch.")
+
+
+def normalize_error(msg: str) -> str:
+    return re.sub(r"torchlike", "torch", msg)

@@ -1,0 +1,1 @@
+"""linalg ops (declared in the op table)."""

@@ -1,0 +1,1 @@
+"""random ops (declared in the op table)."""

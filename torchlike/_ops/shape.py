@@ -1,0 +1,1 @@
+"""shape ops (declared in the op table)."""
