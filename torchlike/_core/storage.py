@@ -20,6 +20,8 @@ import itertools
 
 import numpy as np
 
+from .dtype import _BY_NP
+
 __all__ = ["Storage", "VersionCounter", "contiguous_strides", "compute_view_strides",
            "strided_index"]
 
@@ -33,12 +35,16 @@ class Storage:
     cached values of views); ``uid`` provides a stable fake ``data_ptr``.
     """
 
-    __slots__ = ("array", "gen", "uid", "__weakref__")
+    __slots__ = ("array", "gen", "uid", "dtype", "__weakref__")
 
-    def __init__(self, array):
+    def __init__(self, array, dtype=None):
         self.array = array
         self.gen = 0
         self.uid = next(_uid)
+        # the torchlike dtype; the array's dtype never changes (writes are cast)
+        if dtype is None:
+            dtype = _BY_NP[array.dtype]
+        self.dtype = dtype
 
     @property
     def flat_size(self) -> int:

@@ -188,7 +188,7 @@ class Tensor:
     # ------------------------------------------------------------------ metadata
     @property
     def dtype(self) -> _dt.dtype:
-        return _dt._BY_NP[self._storage.array.dtype]
+        return self._storage.dtype
 
     @property
     def shape(self) -> Size:

@@ -31,6 +31,9 @@ def broadcast_shapes_or_raise(a: tuple, b: tuple) -> tuple:
 
 
 def check_broadcast(*vals) -> None:
+    if len(vals) == 2 and type(vals[0]) is Tensor and type(vals[1]) is Tensor and \
+            vals[0]._shape == vals[1]._shape:
+        return
     shapes = [v._shape for v in vals if isinstance(v, Tensor)]
     if len(shapes) < 2:
         return

@@ -183,6 +183,8 @@ def prepare(spec: OpSpec) -> None:
     if missing:
         raise ValueError(f"{spec.name}: tensor_args {missing} not in signature")
     spec.tensor_pos = tuple(names.index(t) for t in spec.tensor_args)
+    spec.static_pos = tuple(i for i in range(len(names)) if i not in spec.tensor_pos)
+    spec.extra["cast_cache"] = {}
     src = f"def _bind({spec.signature}):\n    return ({', '.join(names)},)\n"
     ns: dict = {}
     exec(src, {}, ns)  # a real Python signature: PyTorch-like TypeErrors for bad calls
@@ -203,15 +205,19 @@ def _cast(v, c):
         return v
     if isinstance(v, (list, tuple)):
         return [_cast(x, c) for x in v]
-    return jnp.asarray(v, dtype=c)
+    return jnp.asarray(v, dtype=c.np)
 
 
 def _make_runner(spec):
     tpos = spec.tensor_pos
+    spos = spec.static_pos
+    n = len(spec.params)
     fn = spec.fn
 
     def runner(statics, cast, *dyn):
-        full = list(statics)
+        full = [None] * n
+        for p, v in zip(spos, statics):
+            full[p] = v
         for p, v, c in zip(tpos, dyn, cast):
             full[p] = _cast(v, c)
         return fn(*full)
@@ -266,12 +272,41 @@ def _meta(v):
     raise TypeError(f"expected Tensor or Number, but got {type(v).__name__}")
 
 
+def _cast_key(dyn_vals):
+    key = [_dt._default[0]]  # Python floats follow the default dtype
+    for v in dyn_vals:
+        if isinstance(v, Tensor):
+            key.append((v._storage.dtype, not v._shape))
+        elif isinstance(v, (list, tuple)):
+            return None
+        else:
+            key.append(type(v))
+    return tuple(key)
+
+
 def compute_cast(spec: OpSpec, dyn_vals, vals=()) -> tuple:
-    """Per tensor argument: the NumPy dtype it is cast to (or None), and the result dtype."""
+    """Per tensor argument: the torchlike dtype it is cast to (or None); and the target.
+
+    Cached per op on the arguments' (dtype, is-0-d) / Python-scalar types, except when a
+    dtype adjustment depends on other arguments."""
     mode = spec.promote
     n = len(dyn_vals)
     if mode == "none":
         return (None,) * n, None
+    cacheable = "adjust_dtype" not in spec.extra
+    if cacheable:
+        key = _cast_key(dyn_vals)
+        if key is not None:
+            hit = spec.extra["cast_cache"].get(key)
+            if hit is None:
+                hit = spec.extra["cast_cache"][key] = _compute_cast(spec, dyn_vals, vals)
+            return hit
+    return _compute_cast(spec, dyn_vals, vals)
+
+
+def _compute_cast(spec: OpSpec, dyn_vals, vals) -> tuple:
+    mode = spec.promote
+    n = len(dyn_vals)
     idx = spec.extra["promote_idx"]
     if mode == "self":
         target = dyn_vals[idx[0]].dtype
@@ -292,8 +327,7 @@ def compute_cast(spec: OpSpec, dyn_vals, vals=()) -> tuple:
     adjust = spec.extra.get("adjust_dtype")
     if adjust is not None:
         target = adjust(target, vals)
-    c = target.np
-    cast = tuple(c if i in idx else None for i in range(n))
+    cast = tuple(target if i in idx else None for i in range(n))
     return cast, target
 
 
@@ -308,6 +342,8 @@ def _unwrap(v):
 
 
 def _freeze(v):
+    if v is None or type(v) in (int, float, bool, str):
+        return v
     if isinstance(v, list):
         return tuple(_freeze(x) for x in v)
     if isinstance(v, Tensor):
@@ -332,8 +368,8 @@ def dispatch(spec: OpSpec, api, args, kwargs):
     if spec.check is not None:
         spec.check(*vals)
     cast, _ = compute_cast(spec, dyn_t, vals)
-    statics = tuple(None if i in tpos else _freeze(v) for i, v in enumerate(vals))
-    dyn = [_unwrap(v) for v in dyn_t]
+    statics = tuple([_freeze(vals[i]) for i in spec.static_pos])
+    dyn = [v._value if type(v) is Tensor else _unwrap(v) for v in dyn_t]
 
     needs_grad = False
     if spec.differentiable and _grad_state.enabled:
