@@ -100,15 +100,7 @@ class Tensor:
         self._cache_gen = -1
         self._idx = None
         self._vc = VersionCounter()
-        self._requires_grad = requires_grad
-        self._grad = None
-        self.grad_fn = None
-        self._retains_grad = False
-        self._hooks = None
-        self._post_acc_hooks = None
-        self._output_nr = 0
-        self._base = None
-        self._node_ref = None
+        _init_autograd_fields(self, requires_grad)
         return self
 
     @classmethod
@@ -133,15 +125,8 @@ class Tensor:
         v._cache_gen = st.gen
         v._idx = None
         v._vc = self._vc
-        v._requires_grad = False
-        v._grad = None
-        v.grad_fn = None
-        v._retains_grad = False
-        v._hooks = None
-        v._post_acc_hooks = None
-        v._output_nr = 0
+        _init_autograd_fields(v, False)
         v._base = self if self._base is None else self._base
-        v._node_ref = None
         return v
 
     # ------------------------------------------------------------------ value
@@ -398,15 +383,7 @@ class Tensor:
         for k in ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
                   "_cache_gen", "_idx", "_vc"):
             setattr(a, k, getattr(self, k))
-        a._requires_grad = False
-        a._grad = None
-        a.grad_fn = None
-        a._retains_grad = False
-        a._hooks = None
-        a._post_acc_hooks = None
-        a._output_nr = 0
-        a._base = None
-        a._node_ref = None
+        _init_autograd_fields(a, False)
         return a
 
     def detach(self) -> "Tensor":
@@ -576,6 +553,19 @@ class Tensor:
         with DisableTorchFunctionSubclass():
             ret = func(*args, **kwargs)
             return _convert_subclass(ret, cls)
+
+
+def _init_autograd_fields(t: Tensor, requires_grad: bool) -> None:
+    """The autograd state of a fresh tensor: a leaf, with no grad, hooks or base."""
+    t._requires_grad = requires_grad
+    t._grad = None
+    t.grad_fn = None
+    t._retains_grad = False
+    t._hooks = None
+    t._post_acc_hooks = None
+    t._output_nr = 0
+    t._base = None
+    t._node_ref = None
 
 
 _LEGACY_NAMES = {
