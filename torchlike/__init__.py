@@ -18,12 +18,12 @@ from ._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # n
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._core.size import Size  # noqa: E402
 from ._core.tensor import Tensor, is_tensor  # noqa: E402
-from ._core.printing import set_printoptions  # noqa: E402
+from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import _ops  # noqa: E402
 from ._ops.creation import (arange, as_tensor, asarray, empty, empty_like, eye,  # noqa: E402
                             from_numpy, full, full_like, linspace, logspace, ones, ones_like,
                             range, scalar_tensor, tensor, zeros, zeros_like)
-from . import autograd, return_types  # noqa: E402
+from . import _tensor_str, autograd, backends, cuda, return_types, testing  # noqa: E402
 
 globals().update(_ops.FUNCTIONS)
 globals().update(_ALIASES)

@@ -28,6 +28,7 @@ import dataclasses
 import math
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as _dt
@@ -235,7 +236,7 @@ def _summarize(arr, on_host: bool):
             n = arr.shape[d]
             lead = (slice(None),) * d
             parts = (arr[lead + (slice(0, e),)], arr[lead + (slice(n - e, n),)])
-            arr = np.concatenate(parts, axis=d) if on_host else jax.numpy.concatenate(parts, d)
+            arr = np.concatenate(parts, axis=d) if on_host else jnp.concatenate(parts, d)
     return np.asarray(arr), cut
 
 
@@ -274,11 +275,22 @@ def _tensor_str(t, indent: int) -> str:
     return _tensor_str_with_formatter(a, cut, indent, f1)
 
 
+# Note [Wrapping suffixes]
+#     A suffix such as ``dtype=torchlike.int16`` goes on a new line when it would pass
+#     ``linewidth``. PyTorch decides this on ``dtype=torch.int16``; to print exactly what
+#     PyTorch prints (with our name substituted), the decision uses PyTorch's length, so
+#     a line may run up to four characters past ``linewidth``, as the substituted
+#     PyTorch output does.
+_OUR_PREFIX = "torchlike."
+_EXTRA = len(_OUR_PREFIX) - len("torch.")
+
+
 def _add_suffixes(tensor_str: str, suffixes: list, indent: int, force_newline: bool) -> str:
     parts = [tensor_str]
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        n = len(suffix)
+        # See Note [Wrapping suffixes]: measured as PyTorch spells it.
+        n = len(suffix) - suffix.count(_OUR_PREFIX) * _EXTRA
         if force_newline or last_line_len + n + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + n

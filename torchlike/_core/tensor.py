@@ -469,13 +469,15 @@ class Tensor:
         return id(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
-            return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else str(self)
+        # As PyTorch: a plain 0-d tensor formats as its Python number.
+        if self.dim() == 0 and type(self) is Tensor and not isinstance(
+                self._value, jax.core.Tracer):
+            return self.detach().item().__format__(spec)
+        return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from .printing import tensor_repr
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents=tensor_contents)
 
     __str__ = __repr__
 
