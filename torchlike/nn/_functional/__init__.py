@@ -1,0 +1,1 @@
+"""Private implementations behind ``torchlike.nn.functional``."""

@@ -1,0 +1,3 @@
+"""nn layers: batchnorm."""
+
+__all__: list = []

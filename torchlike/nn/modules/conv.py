@@ -1,0 +1,3 @@
+"""nn layers: conv."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: distance."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: fold."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: normalization."""
+
+__all__: list = []

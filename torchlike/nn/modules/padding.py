@@ -1,0 +1,3 @@
+"""nn layers: padding."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: pixelshuffle."""
+
+__all__: list = []

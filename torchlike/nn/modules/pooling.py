@@ -1,0 +1,3 @@
+"""nn layers: pooling."""
+
+__all__: list = []

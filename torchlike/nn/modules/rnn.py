@@ -1,0 +1,3 @@
+"""nn layers: rnn."""
+
+__all__: list = []

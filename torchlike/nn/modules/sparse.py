@@ -1,0 +1,3 @@
+"""nn layers: sparse."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: transformer."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn layers: upsampling."""
+
+__all__: list = []

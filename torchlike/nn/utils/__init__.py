@@ -1,0 +1,1 @@
+"""``torchlike.nn.utils``."""
