@@ -1,8 +1,20 @@
 """The op table and its families. Importing this package declares every op and binds
 functions, methods, in-place variants and operators onto ``torchlike`` and ``Tensor``."""
 
-from . import (creation, elementwise, indexing, linalg, random, reduction,  # noqa: F401
-               shape, views)
+from . import (  # noqa: F401  (each module declares its family of ops)
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    nn_act_loss,
+    nn_conv,
+    nn_norm,
+    nn_seq,
+    random,
+    reduction,
+    shape,
+    views,
+)
 from .bind import FUNCTIONS, bind_all
 
 bind_all()

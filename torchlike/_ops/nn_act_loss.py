@@ -1,0 +1,1 @@
+"""nn kernels (nn_act_loss) declared in the op table."""

@@ -1,0 +1,1 @@
+"""nn kernels (nn_conv) declared in the op table."""

@@ -1,0 +1,1 @@
+"""nn kernels (nn_norm) declared in the op table."""

@@ -1,0 +1,1 @@
+"""nn kernels (nn_seq) declared in the op table."""
