@@ -7,6 +7,8 @@ indices raise ``IndexError`` in eager mode instead of being clamped.
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -50,26 +52,65 @@ def _as_index_array(k, dim_size, dim):
     return a, dt
 
 
+def _is_mask(k) -> bool:
+    return (isinstance(k, Tensor) and k.dtype in (_dt.bool, _dt.uint8)) or \
+        (isinstance(k, np.ndarray) and k.dtype == np.bool_) or isinstance(k, (bool, np.bool_))
+
+
+def _is_int_scalar_tensor(k) -> bool:
+    # PyTorch indexes with a 0-d integer tensor exactly as with a Python int (a view).
+    return isinstance(k, Tensor) and k.dim() == 0 and not (
+        k.dtype.is_floating_point or k.dtype.is_complex or k.dtype in (_dt.bool, _dt.uint8)) \
+        and not isinstance(k._value, jax.core.Tracer)
+
+
+def _normalize_key(key) -> tuple:
+    if isinstance(key, list) and any(
+            isinstance(k, (list, tuple, slice, Tensor, np.ndarray)) or k is None or
+            k is Ellipsis for k in key):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
+                      "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
+                      stacklevel=4)
+        key = tuple(key)
+    if not isinstance(key, tuple):
+        key = (key,)
+    out, seen_ellipsis = [], False
+    for k in key:
+        if k is Ellipsis:
+            if seen_ellipsis:
+                continue  # PyTorch ignores every ellipsis after the first
+            seen_ellipsis = True
+        if _is_int_scalar_tensor(k):
+            k = int(k.item())
+        elif isinstance(k, (list, tuple)):
+            a = np.asarray(k)
+            if a.dtype == object:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and "
+                                 "long or byte Variables are valid indices")
+            k = a if a.size else a.astype(np.int64)
+        elif isinstance(k, float) or (isinstance(k, Tensor) and k.dim() == 0 and
+                                      k.dtype.is_floating_point):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             "byte Variables are valid indices (got float)")
+        out.append(k)
+    return tuple(out)
+
+
+def _consumed(k) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    if _is_mask(k):
+        return int(np.ndim(k)) if not isinstance(k, Tensor) else k.dim()
+    return 1
+
+
 def parse_key(t: Tensor, key):
     """Split ``key`` into a static description and the list of advanced index arrays,
     validating every index against ``t``'s shape as PyTorch does."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    # count dims consumed
-    consumed = 0
-    for k in key:
-        if k is None or k is Ellipsis:
-            continue
-        if isinstance(k, (Tensor, np.ndarray)) and (
-                (isinstance(k, Tensor) and k.dtype in (_dt.bool, _dt.uint8)) or
-                (isinstance(k, np.ndarray) and k.dtype == np.bool_)):
-            consumed += max(k.ndim, 1) if k.ndim else 0
-        else:
-            consumed += 1
+    key = _normalize_key(key)
+    consumed = sum(_consumed(k) for k in key)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
-    if sum(k is Ellipsis for k in key) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     desc = []
     arrays = []
     dim = 0
@@ -86,47 +127,41 @@ def parse_key(t: Tensor, key):
                 raise ValueError("step must be greater than zero")
             desc.append(("s", start, stop, step))
             dim += 1
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
             size = shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
                                  f"{size}")
             desc.append(("i", int(k)))
             dim += 1
-        elif isinstance(k, Tensor) and k.dim() == 0 and not (
-                k.dtype.is_floating_point or k.dtype.is_complex or k.dtype is _dt.bool):
-            # a 0-d integer tensor indexes like an int (but yields a copy in PyTorch)
-            a, dt = _as_index_array(k, shape[dim], dim)
-            _check_bounds(a, shape[dim], dim)
+        elif _is_mask(k):
+            a, _ = _as_index_array(k, 0, dim)
+            mshape = tuple(np.shape(a))
+            for j, ms in enumerate(mshape):
+                if dim + j >= len(shape) or shape[dim + j] != ms:
+                    raise IndexError(
+                        f"The shape of the mask {shape_str(mshape)} at index {j} does not "
+                        f"match the shape of the indexed tensor {shape_str(shape)} at index "
+                        f"{dim + j}")
+            if isinstance(a, jax.core.Tracer):
+                from .dispatch import concretization_error
+                raise concretization_error()
+            h = np.asarray(a).astype(bool)
+            if not mshape:
+                # 0-d bool: indexes a new size-1 dimension with [0] (True) or [] (False)
+                n_b0 = sum(1 for d in desc if d[0] == "b0")
+                desc.append(("b0", bool(h), dim + n_b0))
+                continue
+            for z in np.nonzero(h):
+                desc.append(("a", len(arrays)))
+                arrays.append(z.astype(np.int64))
+            dim += len(mshape)
+        else:
+            a, dt = _as_index_array(k, shape[dim] if dim < len(shape) else 0, dim)
+            _check_bounds(a, shape[dim], len(arrays))
             desc.append(("a", len(arrays)))
             arrays.append(a)
             dim += 1
-        else:
-            a, dt = _as_index_array(k, shape[dim] if dim < len(shape) else 0, dim)
-            if dt in (_dt.bool, _dt.uint8):
-                mshape = tuple(np.shape(a))
-                for j, ms in enumerate(mshape):
-                    if dim + j >= len(shape) or shape[dim + j] != ms:
-                        raise IndexError(
-                            f"The shape of the mask {shape_str(mshape)} at index {j} does not "
-                            f"match the shape of the indexed tensor "
-                            f"{shape_str(shape)} at index {dim + j}")
-                if isinstance(a, jax.core.Tracer):
-                    from .dispatch import concretization_error
-                    raise concretization_error()
-                nz = np.nonzero(np.asarray(a).astype(bool))
-                if not mshape:  # 0-d bool: adds a dim of size 1 or 0
-                    desc.append(("b0", bool(np.asarray(a))))
-                    continue
-                for z in nz:
-                    desc.append(("a", len(arrays)))
-                    arrays.append(z.astype(np.int64))
-                dim += len(mshape)
-            else:
-                _check_bounds(a, shape[dim], dim)
-                desc.append(("a", len(arrays)))
-                arrays.append(a)
-                dim += 1
     return tuple(desc), arrays
 
 
@@ -144,9 +179,9 @@ def _check_bounds(a, size, dim):
     h = np.asarray(a)
     if h.size == 0:
         return
-    lo, hi = int(h.min()), int(h.max())
-    if hi >= size or lo < -size:
-        bad = hi if hi >= size else lo
+    bad_mask = (h >= size) | (h < -size)
+    if bad_mask.any():
+        bad = int(h.reshape(-1)[np.argmax(bad_mask.reshape(-1))])
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
@@ -163,16 +198,24 @@ def _build_key(desc, arrays, ndim):
         elif tag == "i":
             key.append(d[1])
         elif tag == "b0":
-            key.append(None)
-            key.append(slice(None) if d[1] else slice(0, 0))
+            key.append(np.arange(1 if d[1] else 0, dtype=np.int64))
         else:
             key.append(arrays[d[1]])
     return tuple(key)
 
 
+def _with_b0_axes(x, desc):
+    """``x`` with the new size-1 axes that 0-d boolean indices select from."""
+    for d in desc:
+        if d[0] == "b0":
+            x = jnp.expand_dims(x, d[2]) if not isinstance(x, jax.ShapeDtypeStruct) else \
+                jax.ShapeDtypeStruct(x.shape[:d[2]] + (1,) + x.shape[d[2]:], x.dtype)
+    return x
+
+
 def _index_fn(input, desc, arrays):
     key = _build_key(desc, arrays, input.ndim)
-    return input[key]
+    return _with_b0_axes(input, desc)[key]
 
 
 def _basic_meta(input, desc, arrays):
@@ -236,20 +279,30 @@ def _getitem(self: Tensor, key):
 # writes
 def _index_put_fn(input, desc, arrays, values, accumulate=False):
     key = _build_key(desc, arrays, input.ndim)
+    shape = input.shape
+    input = _with_b0_axes(input, desc)
     target_shape = jax.eval_shape(lambda x: x[key], input).shape
     v = jnp.asarray(values).astype(input.dtype)
     while v.ndim > len(target_shape) and v.shape[0] == 1:
         v = v[0]  # PyTorch drops leading singleton dims of the value
     v = jnp.broadcast_to(v, target_shape)
-    if accumulate:
-        return input.at[key].add(v)
-    return input.at[key].set(v)
+    out = input.at[key].add(v) if accumulate else input.at[key].set(v)
+    return jnp.reshape(out, shape)
 
 
 def _check_values_shape(t, desc, arrays, values):
     target = jax.eval_shape(lambda x: x[_build_key(desc, arrays, t.dim())],
-                            jax.ShapeDtypeStruct(t._shape, t.dtype.np)).shape
+                            _with_b0_axes(jax.ShapeDtypeStruct(t._shape, t.dtype.np),
+                                          desc)).shape
     vs = values._shape if isinstance(values, Tensor) else ()
+    if not arrays and not any(d[0] == "b0" for d in desc):
+        # basic indexing writes with copy_ semantics: the value expands to the target
+        from .views import _expand_shape
+        trimmed = list(vs)
+        while len(trimmed) > len(target) and trimmed[0] == 1:
+            trimmed.pop(0)
+        _expand_shape(tuple(trimmed), tuple(target))
+        return
     # values may broadcast to the indexed shape (leading 1s may be dropped)
     vs_trim = list(vs)
     while len(vs_trim) > len(target) and vs_trim[0] == 1:
@@ -278,10 +331,7 @@ def _setitem(self: Tensor, key, value) -> None:
     from .dispatch import call_op
     check_inplace_target(self)
     if not isinstance(value, Tensor):
-        if isinstance(value, (list, tuple, np.ndarray)):
-            from .creation import tensor
-            value = tensor(value, dtype=self.dtype)
-        elif not isinstance(value, (bool, int, float, complex, np.number)):
+        if not isinstance(value, (bool, int, float, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
                             f"{_legacy(self)}")
     if isinstance(value, Tensor) and value.dtype is not self.dtype:
@@ -290,6 +340,9 @@ def _setitem(self: Tensor, key, value) -> None:
         from .creation import full
         value = full((), value, dtype=self.dtype, device=self.device)
     desc, arrays = parse_key(self, key)
+    if any(d[0] == "b0" and not d[1] for d in desc):
+        _check_values_shape(self, desc, arrays, value)
+        return  # ``x[False] = v`` selects nothing: PyTorch writes nothing (no version bump)
     out = call_op("_index_put", self, desc, arrays, value)
     inplace_apply(self, out)
 

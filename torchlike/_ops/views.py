@@ -14,20 +14,67 @@ from .._core.storage import compute_view_strides, contiguous_strides
 from .._core.tensor import Tensor, wrap_dim
 from ._common import shape_str
 from .samples import S, arr
-from .spec import OpSpec, register
+from .spec import OPS, OpSpec, register
 
-__all__ = ["resolve_shape", "slice_meta"]
+__all__ = ["resolve_shape", "slice_meta", "normalize_args", "shape_arg", "view_strides"]
 
 
-def _shape_arg(shape) -> tuple:
+def shape_arg(shape) -> tuple:
+    """A size given as ``2, 3``, ``(2, 3)``, ``[2, 3]``, ``Size`` or 0-d tensors, as a
+    tuple of Python ints."""
+    if isinstance(shape, (int, np.integer, Tensor)):
+        shape = (shape,)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = tuple(shape[0])
     out = []
     for s in shape:
         if isinstance(s, Tensor):
             s = int(s)
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers as size, but got an element of "
+                            f"type {type(s).__name__}")
         out.append(int(s))
     return tuple(out)
+
+
+_shape_arg = shape_arg
+
+
+def normalize_args(name: str, keyword: tuple = (), **normalizers) -> None:
+    """Normalise some arguments of op ``name`` as soon as a call is bound.
+
+    Sizes given as ``(2, 3)``/``[2, 3]``/``Size``/0-d tensors become one hashable tuple of
+    ints before they reach the static arguments, and data-dependent output sizes (the
+    number of ``True`` in a mask, the sum of ``repeats``) can be read on the host and
+    passed on as static parameters. Each normaliser is ``f(vals) -> new value``.
+    ``keyword`` names PyTorch's keyword spellings of a ``*sizes`` parameter
+    (``x.view(size=(2, 3))``, ``x.permute(dims=(1, 0))``).
+    """
+    from .dispatch import prepare
+    spec = OPS[name]
+    if spec.binder is None:
+        prepare(spec)
+    inner = spec.binder
+    pos = [(spec.params.index(k), f) for k, f in normalizers.items()]
+
+    def binder(*args, **kwargs):
+        for k in keyword:
+            if k in kwargs:
+                args = args + (kwargs.pop(k),)
+        bound = inner(*args, **kwargs)
+        vals = list(bound)
+        for i, f in pos:
+            vals[i] = f(bound)
+        return tuple(vals)
+    binder.__name__ = binder.__qualname__ = inner.__name__
+    spec.binder = binder
+
+
+def view_strides(shape, stride, new_shape):
+    """PyTorch's ``computeStride``, including its 0-d input case (all strides 1)."""
+    if len(shape) == 0:
+        return (1,) * len(new_shape)
+    return compute_view_strides(shape, stride, new_shape)
 
 
 def resolve_shape(shape, numel: int) -> tuple:
@@ -36,9 +83,10 @@ def resolve_shape(shape, numel: int) -> tuple:
     infer = [i for i, s in enumerate(shape) if s == -1]
     if len(infer) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{shape_str(shape)}")
     known = 1
     for s in shape:
         if s != -1:
@@ -64,9 +112,9 @@ def _view_fn(input, shape):
     return jnp.reshape(input, shape)
 
 
-def _view_meta(input, *shape):
+def _view_meta(input, shape):
     shape = resolve_shape(_shape_arg(shape), input.numel())
-    strides = compute_view_strides(input._shape, input.stride(), shape)
+    strides = view_strides(input._shape, input.stride(), shape)
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
@@ -74,14 +122,23 @@ def _view_meta(input, *shape):
     return shape, strides, input._offset
 
 
-def _view_check(input, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int, Tensor)):
+def _view_check(input, shape):
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int, np.integer,
+                                                     Tensor)):
         raise NotImplementedError("Tensor.view(dtype) is not supported by torchlike")
-    _view_meta(input, *shape)
+    _view_meta(input, shape)
+
+
+def _sizes(vals):
+    shape = vals[1]
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int, np.integer,
+                                                     Tensor)):
+        return shape  # view(dtype): rejected by the check
+    return shape_arg(shape)
 
 
 register(OpSpec(
-    "view", lambda input, *shape: _view_fn(input, resolve_shape(
+    "view", lambda input, shape: _view_fn(input, resolve_shape(
         _shape_arg(shape), int(np.prod(input.shape, dtype=np.int64)))),
     "input, *shape", function=False, promote="none", view=_view_meta, check=_view_check,
     saves=False, grad_name="ViewBackward0",
@@ -90,25 +147,29 @@ register(OpSpec(
                      S(arr(0, 4), 4, 0, method=True)]))
 
 
-def _reshape_meta(input, *shape):
+def _reshape_meta(input, shape):
     shape = resolve_shape(_shape_arg(shape), input.numel())
-    strides = compute_view_strides(input._shape, input.stride(), shape)
+    strides = view_strides(input._shape, input.stride(), shape)
     if strides is None:
         return None
     return shape, strides, input._offset
 
 
-def _reshape_name(input, *shape):
-    return "ViewBackward0" if _reshape_meta(input, *shape) is not None else \
+def _reshape_name(input, shape):
+    return "ViewBackward0" if _reshape_meta(input, shape) is not None else \
         "UnsafeViewBackward0"
 
 
 register(OpSpec(
-    "reshape", lambda input, *shape: _view_fn(input, resolve_shape(
+    "reshape", lambda input, shape: _view_fn(input, resolve_shape(
         _shape_arg(shape), int(np.prod(input.shape, dtype=np.int64)))),
     "input, *shape", promote="none", view=_reshape_meta, saves=False, grad_name=_reshape_name,
-    check=lambda input, *shape: resolve_shape(_shape_arg(shape), input.numel()),
+    check=lambda input, shape: resolve_shape(_shape_arg(shape), input.numel()),
     samples=lambda: [S(arr(4, 4), (16,)), S(arr(4, 4), (-1, 2)), S(arr(2, 3, 4), (4, -1))]))
+
+
+for _name in ("view", "reshape"):
+    normalize_args(_name, keyword=("size", "shape"), shape=_sizes)
 
 
 def _view_as_meta(input, other):
@@ -200,8 +261,7 @@ register(OpSpec(
 
 
 def _permute_dims(input, dims):
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list, Size)):
-        dims = tuple(dims[0])
+    dims = shape_arg(dims)
     nd = input.dim()
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -214,14 +274,12 @@ def _permute_dims(input, dims):
     return wrapped
 
 
-def _permute_meta(input, *dims):
+def _permute_meta(input, dims):
     p = _permute_dims(input, dims)
     return ([input._shape[i] for i in p], [input.stride()[i] for i in p], input._offset)
 
 
-def _permute_fn(input, *dims):
-    if len(dims) == 1 and isinstance(dims[0], tuple):
-        dims = dims[0]
+def _permute_fn(input, dims):
     return jnp.transpose(input, [d % max(input.ndim, 1) for d in dims]) if input.ndim else input
 
 
@@ -230,6 +288,7 @@ register(OpSpec(
     check=_permute_meta, saves=False,
     samples=lambda: [S(arr(2, 3, 4), (2, 0, 1)), S(arr(2, 3, 4), (-1, 1, 0)),
                      S(arr(2, 3), 1, 0, method=True)]))
+normalize_args("permute", keyword=("dims",), dims=_sizes)
 
 
 def _t_meta(input):
@@ -381,7 +440,7 @@ def _type_name(shape):
     return "torch.FloatTensor"
 
 
-def _expand_meta(input, *sizes):
+def _expand_meta(input, sizes):
     shape = _expand_shape(input._shape, sizes)
     lead = len(shape) - input.dim()
     stride = []
@@ -395,11 +454,12 @@ def _expand_meta(input, *sizes):
 
 
 register(OpSpec(
-    "expand", lambda input, *sizes: jnp.broadcast_to(input, _expand_shape(input.shape, sizes)),
+    "expand", lambda input, sizes: jnp.broadcast_to(input, _expand_shape(input.shape, sizes)),
     "input, *sizes", function=False, promote="none", view=_expand_meta, check=_expand_meta,
     saves=False,
     samples=lambda: [S(arr(3, 1), 3, 4, method=True), S(arr(3, 1), (2, 3, -1), method=True),
                      S(arr(), 2, 2, method=True)]))
+normalize_args("expand", keyword=("size",), sizes=_sizes)
 register(OpSpec(
     "expand_as", lambda input, other: jnp.broadcast_to(input, other.shape), "input, other",
     tensor_args=("input", "other"), function=False, promote="none",
@@ -418,8 +478,7 @@ def slice_meta(shape, stride, offset, dim, start, stop, step):
         raise ValueError("step must be greater than zero")
     length = max(0, math.ceil((stop - start) / step))
     shape, stride = list(shape), list(stride)
-    if length > 0:
-        offset += start * stride[dim]
+    offset += start * stride[dim]
     shape[dim] = length
     stride[dim] *= step
     return shape, stride, offset
@@ -690,17 +749,13 @@ def _tensor_split_fn(input, indices_or_sections, dim=0):
     return tuple(jax_slice(input, d, a, b, 1) for a, b in bounds)
 
 
-def _tensor_split_static(input, indices_or_sections, dim=0):
-    return _tensor_split_meta(input, indices_or_sections, dim)
-
-
 register(OpSpec(
     "tensor_split", lambda input, ios, dim=0: _tensor_split_fn(input, ios, dim),
     "input, indices_or_sections, dim=0", promote="none", view=_tensor_split_meta,
     check=_tensor_split_meta, saves=False, grad_name="SplitBackward0",
-    extra={"normalize": {"indices_or_sections": _norm_sections}},
     samples=lambda: [S(arr(8), 3), S(arr(7), [1, 5]), S(arr(3, 7), (2, 3), 1),
                      S(arr(8), [2, 10])]))
+normalize_args("tensor_split", indices_or_sections=lambda vals: _norm_sections(vals[1]))
 
 
 def _unbind_meta(input, dim=0):
