@@ -1,1 +1,827 @@
-"""linalg ops (declared in the op table)."""
+"""Linear-algebra ops, part one: products. ``matmul`` (and ``@``), ``mm``, ``mv``,
+``bmm``, ``dot``, ``vdot``, ``inner``, ``outer``/``ger``, ``einsum``, ``tensordot``,
+``addmm``/``addmv``/``addbmm``/``baddbmm``/``addr``, ``kron``, ``cross``, ``cdist``,
+``chain_matmul``/``linalg.multi_dot``.
+
+Decompositions, inverses and norms (``det``, ``inverse``, ``linalg.svd``, ...) are
+declared in ``torchlike/linalg/_decomp.py``, imported at the bottom of this file so that
+they enter the op table before it is bound.
+
+# Note [Matmul precision]
+# PyTorch computes float32 products in full float32 (TF32 is off by default), while XLA
+# on GPUs may use reduced-precision passes for float32 dots. Every product here asks for
+# ``precision="highest"``, so results do not depend on the backend.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.tensor import Tensor, wrap_dim
+from ._common import broadcast_shapes_or_raise, shape_str
+from .samples import S, arr
+from .spec import OpSpec, register
+
+__all__ = ["LinAlgError", "HIGHEST", "dtype_title", "cpp_name", "check_float",
+           "check_square"]
+
+HIGHEST = "highest"
+
+
+class LinAlgError(RuntimeError):
+    """Mirrors ``torch.linalg.LinAlgError``: raised for singular or non positive-definite
+    inputs of ``linalg.inv``, ``linalg.solve``, ``linalg.cholesky`` and friends."""
+
+
+# PyTorch's class is called ``_LinAlgError``; the parity tests compare class names.
+LinAlgError.__name__ = "_LinAlgError"
+LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "torchlike.linalg"
+
+
+# ---------------------------------------------------------------------------
+# shared checks and names
+def dtype_title(d) -> str:
+    """PyTorch's short dtype name as in its error messages (``Float``, ``Long``)."""
+    from .bind import dtype_short_name
+    return dtype_short_name(d)
+
+
+_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def cpp_name(d) -> str:
+    """The C++ scalar type name some PyTorch messages print (``float``, ``long int``)."""
+    return _CPP[d.name]
+
+
+def _is_float(t) -> bool:
+    return t.dtype.is_floating_point or t.dtype.is_complex
+
+
+def check_float(name: str, t) -> None:
+    if isinstance(t, Tensor) and not _is_float(t):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {dtype_title(t.dtype)}")
+
+
+def check_square(name: str, t, arg: str = "A") -> None:
+    if t.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    m, n = t._shape[-2:]
+    if m != n:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{m} by {n} matrices")
+
+
+def _check_no_bool(kernel: str, *ts) -> None:
+    for t in ts:
+        if isinstance(t, Tensor) and t.dtype is _dt.bool:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _mm_msg(a: tuple, b: tuple) -> str:
+    return (f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and "
+            f"{b[0]}x{b[1]})")
+
+
+def _mv_msg(rows: int, k: int, n: int) -> str:
+    return f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({n})"
+
+
+def _dot_size_msg(n: int, m: int) -> str:
+    return (f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively")
+
+
+def _same_dtype_m1m2(a, b) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{cpp_name(a.dtype)} != {cpp_name(b.dtype)}")
+
+
+def _same_dtype_scalar_type(a, b) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {dtype_title(a.dtype)} but found "
+                           f"{dtype_title(b.dtype)}")
+
+
+def _bmm_msg(batch: int, k: int, k2: int) -> str:
+    return (f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] "
+            f"but got: [{batch}, {k2}].")
+
+
+# ---------------------------------------------------------------------------
+# matmul
+def _matmul(input, other):
+    if input.ndim == 1 and other.ndim == 1:
+        return jnp.dot(input, other, precision=HIGHEST)
+    return jnp.matmul(input, other, precision=HIGHEST)
+
+
+def _matmul_check(input, other):
+    d1, d2 = input.dim(), other.dim()
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{d1}D and {d2}D")
+    _check_no_bool("dot" if d1 == d2 == 1 else "addmm_impl_cpu_", input, other)
+    s1, s2 = input._shape, other._shape
+    if d1 == 1 and d2 == 1:
+        if input.dtype is not other.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{dtype_title(input.dtype)} and {dtype_title(other.dtype)}")
+        if s1[0] != s2[0]:
+            raise RuntimeError(_dot_size_msg(s1[0], s2[0]))
+        return
+    _same_dtype_m1m2(input, other)
+    if d1 == 2 and d2 == 1:
+        if s1[1] != s2[0]:
+            raise RuntimeError(_mv_msg(s1[0], s1[1], s2[0]))
+    elif d1 == 1 and d2 == 2:
+        if s1[0] != s2[0]:
+            raise RuntimeError(_mm_msg((1, s1[0]), s2))
+    elif d1 == 2 and d2 == 2:
+        if s1[1] != s2[0]:
+            raise RuntimeError(_mm_msg(s1, s2))
+    elif _folds(input, other):
+        if d1 >= 3:    # the batch of the first argument folds into its rows
+            rows = math.prod(s1[:-1])
+            if s1[-1] != s2[0]:
+                raise RuntimeError(_mv_msg(rows, s1[-1], s2[0]) if d2 == 1 else
+                                   _mm_msg((rows, s1[-1]), s2))
+        else:          # ... or that of the second one, transposed
+            k1 = s1[-1]
+            rows = math.prod(s2[:-2]) * s2[-1]
+            if k1 != s2[-2]:
+                raise RuntimeError(_mv_msg(rows, s2[-2], k1) if d1 == 1 else
+                                   _mm_msg((rows, s2[-2]), (k1, s1[0])))
+    else:
+        m1 = s1 if d1 >= 2 else (1,) + s1
+        m2 = s2 if d2 >= 2 else s2 + (1,)
+        batch = broadcast_shapes_or_raise(m1[:-2], m2[:-2])
+        if m1[-1] != m2[-2]:
+            raise RuntimeError(_bmm_msg(math.prod(batch), m1[-1], m2[-2]))
+
+
+def _folds(input, other) -> bool:
+    """Whether PyTorch's matmul folds a batch into an mm/mv (which decides its error text),
+    following its ``should_fold``."""
+    d1, d2 = input.dim(), other.dim()
+    big, small = (input, other) if d1 >= d2 else (other, input)
+    if not (big.dim() >= 3 and small.dim() <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if d1 == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape, stride = big._shape, big.stride()
+    if d1 < d2:    # the transposed second argument
+        shape = shape[:-2] + (shape[-1], shape[-2])
+        stride = stride[:-2] + (stride[-1], stride[-2])
+    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _matmul_grad_name(input, other):
+    d1, d2 = input.dim(), other.dim()
+    return {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
+            (1, 2): "SqueezeBackward4"}.get((d1, d2), "CloneBackward0" if d1 == 2
+                                             else "UnsafeViewBackward0")
+
+
+def _matmul_samples():
+    f64 = dict(dtype="float64")
+    return [
+        S(arr(3), arr(3)), S(arr(2, 3), arr(3)), S(arr(3), arr(3, 4)), S(arr(2, 3), arr(3, 4)),
+        S(arr(2, 2, 3), arr(2, 3, 4)), S(arr(2, 2, 3), arr(3, 4)), S(arr(3, 4), arr(2, 4, 5)),
+        S(arr(2, 1, 2, 3), arr(3, 3, 2)), S(arr(2, 3, 4), arr(4)), S(arr(4), arr(2, 4, 5)),
+        S(arr(2, 3, **f64), arr(3, 2, **f64)),
+        S(arr(2, 3, dtype="int64"), arr(3, 2, dtype="int64"), grad=False),
+        S(arr(3, dtype="int32"), arr(3, dtype="int32"), grad=False),
+        S(arr(2, 3, dtype="complex64"), arr(3, 2, dtype="complex64"), grad=False),
+        S(arr(0, 3), arr(3, 2)), S(arr(2, 0), arr(0, 2)),
+        # error paths, compared with PyTorch's exception type
+        S(arr(2, 3), arr(4, 5), grad=False), S(arr(3), arr(4), grad=False),
+        S(arr(2, 3), arr(3, dtype="float64"), grad=False), S(arr(), arr(3), grad=False),
+    ]
+
+
+register(OpSpec(
+    "matmul", _matmul, "input, other", tensor_args=("input", "other"), promote="none",
+    dunders=("__matmul__", "__rmatmul__"), check=_matmul_check, autocast="lower",
+    grad_name=_matmul_grad_name, samples=_matmul_samples,
+    doc="Mirrors ``torch.matmul``: dot, matrix-vector, matrix-matrix or broadcast batched "
+        "product depending on the ranks; integer inputs give integer results."))
+
+
+# ---------------------------------------------------------------------------
+# mm, mv, bmm, dot, vdot
+def _mm_check(input, mat2):
+    if input.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_no_bool("addmm_impl_cpu_", input, mat2)
+    _same_dtype_m1m2(input, mat2)
+    if input._shape[1] != mat2._shape[0]:
+        raise RuntimeError(_mm_msg(input._shape, mat2._shape))
+
+
+register(OpSpec(
+    "mm", lambda input, mat2: jnp.matmul(input, mat2, precision=HIGHEST), "input, mat2",
+    tensor_args=("input", "mat2"), promote="none", check=_mm_check, autocast="lower",
+    samples=lambda: [S(arr(2, 3), arr(3, 4)), S(arr(4, 4, dtype="float64"),
+                                                arr(4, 1, dtype="float64")),
+                     S(arr(2, 3, dtype="int64"), arr(3, 2, dtype="int64"), grad=False),
+                     S(arr(2, 3, dtype="complex128"), arr(3, 2, dtype="complex128"),
+                       grad=False),
+                     S(arr(2, 3), arr(4, 5), grad=False), S(arr(3), arr(3, 3), grad=False),
+                     S(arr(2, 3), arr(3, 3, dtype="float64"), grad=False)]))
+
+
+def _mv_check(input, vec):
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, "
+                           f"{vec.dim()}")
+    if input.dtype is not vec.dtype:
+        v, m = dtype_title(vec.dtype), dtype_title(input.dtype)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, "
+                           f"and {v}")
+    if input._shape[1] != vec._shape[0]:
+        raise RuntimeError(_mv_msg(input._shape[0], input._shape[1], vec._shape[0]))
+
+
+register(OpSpec(
+    "mv", lambda input, vec: jnp.matmul(input, vec, precision=HIGHEST), "input, vec",
+    tensor_args=("input", "vec"), promote="none", check=_mv_check, autocast="lower",
+    samples=lambda: [S(arr(2, 3), arr(3)), S(arr(4, 4, dtype="float64"),
+                                             arr(4, dtype="float64")),
+                     S(arr(2, 3, dtype="int64"), arr(3, dtype="int64"), grad=False),
+                     S(arr(2, 3), arr(4), grad=False), S(arr(2, 3), arr(3, 1), grad=False)]))
+
+
+def _bmm_check(input, mat2):
+    if input.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    _same_dtype_scalar_type(input, mat2)
+    b, _, k = input._shape
+    if mat2._shape[0] != b or mat2._shape[1] != k:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b}, {k}] but got: [{mat2._shape[0]}, {mat2._shape[1]}].")
+
+
+register(OpSpec(
+    "bmm", lambda input, mat2: jnp.matmul(input, mat2, precision=HIGHEST), "input, mat2",
+    tensor_args=("input", "mat2"), promote="none", check=_bmm_check, autocast="lower",
+    samples=lambda: [S(arr(2, 2, 3), arr(2, 3, 4)),
+                     S(arr(3, 1, 2, dtype="float64"), arr(3, 2, 2, dtype="float64")),
+                     S(arr(2, 2, 3, dtype="int64"), arr(2, 3, 2, dtype="int64"), grad=False),
+                     S(arr(2, 2, 3), arr(2, 4, 5), grad=False),
+                     S(arr(2, 2, 3), arr(3, 3, 5), grad=False),
+                     S(arr(2, 3), arr(3, 3, 5), grad=False)]))
+
+
+def _dot_check(name):
+    def check(input, other):
+        if input.dim() != 1 or other.dim() != 1:
+            raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and "
+                               f"{other.dim()}D tensors")
+        _check_no_bool(name, input, other)
+        if input.dtype is not other.dtype:
+            raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                               f"{dtype_title(input.dtype)} and {dtype_title(other.dtype)}")
+        if input._shape[0] != other._shape[0]:
+            raise RuntimeError(_dot_size_msg(input._shape[0], other._shape[0]))
+    return check
+
+
+def _dot_samples():
+    return [S(arr(3), arr(3)), S(arr(5, dtype="float64"), arr(5, dtype="float64")),
+            S(arr(3, dtype="int64"), arr(3, dtype="int64"), grad=False),
+            S(arr(3, dtype="complex64"), arr(3, dtype="complex64"), grad=False),
+            S(arr(0), arr(0)),
+            S(arr(3), arr(4), grad=False), S(arr(3, 1), arr(3), grad=False),
+            S(arr(3), arr(3, dtype="float64"), grad=False)]
+
+
+register(OpSpec(
+    "dot", lambda input, other: jnp.dot(input, other, precision=HIGHEST), "input, other",
+    tensor_args=("input", "other"), promote="none", check=_dot_check("dot"),
+    samples=_dot_samples))
+register(OpSpec(
+    "vdot", lambda input, other: jnp.vdot(input, other, precision=HIGHEST), "input, other",
+    tensor_args=("input", "other"), promote="none", check=_dot_check("vdot"),
+    samples=_dot_samples))
+
+
+# ---------------------------------------------------------------------------
+# inner, outer, tensordot, einsum, kron
+def _inner(input, other):
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    return jnp.tensordot(input, other, axes=([-1], [-1]), precision=HIGHEST)
+
+
+def _inner_check(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return
+    if input.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    if input._shape[-1] != other._shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {shape_str(input._shape)} and "
+                           f"{shape_str(other._shape)}")
+
+
+register(OpSpec(
+    "inner", _inner, "input, other", tensor_args=("input", "other"), promote="common",
+    check=_inner_check,
+    samples=lambda: [S(arr(3), arr(3)), S(arr(2, 3), arr(4, 3)), S(arr(2, 2, 3), arr(3)),
+                     S(arr(), arr(2, 3)), S(arr(2, 3), arr(4, 2), grad=False),
+                     S(arr(3, dtype="int64"), arr(3, dtype="int64"), grad=False)]))
+
+
+def _outer_check(input, vec2):
+    if input.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
+    if vec2.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+
+
+register(OpSpec(
+    "outer", lambda input, vec2: jnp.outer(input, vec2), "input, vec2",
+    tensor_args=("input", "vec2"), promote="common", check=_outer_check, aliases=("ger",),
+    samples=lambda: [S(arr(3), arr(4)), S(arr(3, dtype="float64"), arr(2)),
+                     S(arr(3, dtype="int64"), arr(2, dtype="int64"), grad=False),
+                     S(arr(3, 1), arr(4), grad=False)]))
+
+
+def _tensordot_axes(na: int, nb: int, dims):
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(na, nb):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
+                               f"dims={dims}")
+        return tuple(range(na - dims, na)), tuple(range(dims)), \
+            tuple(range(-dims, 0)), tuple(range(dims))
+    da, db = dims
+    da = (da,) if isinstance(da, int) else tuple(da)
+    db = (db,) if isinstance(db, int) else tuple(db)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    return da, db, da, db
+
+
+def _tensordot(a, b, dims=2, out=None):
+    da, db, _, _ = _tensordot_axes(a.ndim, b.ndim, dims)
+    return jnp.tensordot(a, b, axes=(da, db), precision=HIGHEST)
+
+
+def _tensordot_check(a, b, dims=2, out=None):
+    if out is not None:
+        raise NotImplementedError("torchlike.tensordot: out= is not supported")
+    if isinstance(dims, Tensor):
+        raise TypeError("torchlike.tensordot: pass dims as an int or a pair of lists, not a "
+                        "tensor (dims.tolist())")
+    da, db, sa, sb = _tensordot_axes(a.dim(), b.dim(), dims)
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    for x, y, px, py in zip(da, db, sa, sb):
+        xa, yb = a._shape[wrap_dim(x, a.dim())], b._shape[wrap_dim(y, b.dim())]
+        if xa != yb:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {xa} "
+                               f"in dim {px} and second has size {yb} in dim {py}")
+
+
+register(OpSpec(
+    "tensordot", _tensordot, "a, b, dims=2, out=None", tensor_args=("a", "b"),
+    promote="none", method=False, check=_tensordot_check,
+    samples=lambda: [S(arr(2, 3, 4), arr(3, 4, 5)), S(arr(2, 3), arr(3, 4), dims=1),
+                     S(arr(2, 3, 4), arr(4, 3, 5), dims=[[1, 2], [1, 0]]),
+                     S(arr(2, 3), arr(4, 5), dims=0),
+                     S(arr(2, 3), arr(4, 5), dims=1, grad=False)]))
+
+
+# The signature ``equation, operands, *more`` accepts both ``einsum(eq, a, b)`` and
+# ``einsum(eq, [a, b])`` with every tensor at most one list deep, where the dispatcher
+# looks for tensors that require grad.
+def _einsum_operands(operands, more) -> list:
+    first = list(operands) if isinstance(operands, (list, tuple)) else [operands]
+    return first + list(more)
+
+
+def _einsum(equation, operands, more):
+    ops = _einsum_operands(operands, more)
+    return jnp.einsum(equation, *ops, precision=HIGHEST)
+
+
+def _einsum_check(equation, operands, more):
+    ops = _einsum_operands(operands, more)
+    if not ops:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    lhs = equation.split("->")[0]
+    n_spec = len(lhs.split(","))
+    if len(ops) < n_spec:
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(ops) > n_spec:
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    for op in ops[1:]:
+        _same_dtype_scalar_type(ops[0], op)
+    seen: dict = {}
+    for i, (sub, op) in enumerate(zip(lhs.split(","), ops)):
+        sub = sub.replace(" ", "")
+        if "." in sub:
+            continue
+        if len(sub) != op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(sub)}) does not match the number of dimensions "
+                               f"({op.dim()}) for operand {i} and no ellipsis was given")
+        for c, size in zip(sub, op._shape):
+            if c in seen and seen[c] != size and size != 1 and seen[c] != 1:
+                raise RuntimeError(f"einsum(): subscript {c} has size {size} for operand {i} "
+                                   f"which does not broadcast with previously seen size "
+                                   f"{seen[c]}")
+            if c not in seen or seen[c] == 1:
+                seen[c] = size
+
+
+register(OpSpec(
+    "einsum", _einsum, "equation, operands, *more", tensor_args=("operands", "more"),
+    promote="none",
+    method=False, check=_einsum_check, autocast="lower",
+    samples=lambda: [S("ij,jk->ik", arr(2, 3), arr(3, 4)), S("ii", arr(3, 3)),
+                     S("bij,bjk->bik", [arr(2, 2, 3), arr(2, 3, 4)]),
+                     S("i,j->ij", arr(3), arr(4)), S("...ij->...ji", arr(2, 3, 4)),
+                     S("ij->", arr(2, 3, dtype="float64")),
+                     S("ij,jk->ik", arr(2, 3), arr(4, 5), grad=False),
+                     S("ij,jk->ik", arr(2, 3), grad=False)]))
+
+
+def _kron(input, other):
+    return jnp.kron(input, other)
+
+
+register(OpSpec(
+    "kron", _kron, "input, other", tensor_args=("input", "other"), promote="common",
+    samples=lambda: [S(arr(2, 2), arr(3, 3)), S(arr(2), arr(2, 3)), S(arr(3), arr(2)),
+                     S(arr(2, 2, dtype="int64"), arr(2, dtype="int64"), grad=False)]))
+
+
+# ---------------------------------------------------------------------------
+# add*-products: out = beta * input + alpha * (product)
+def _scaled(input, prod, beta, alpha):
+    if jnp.issubdtype(prod.dtype, jnp.integer):
+        beta, alpha = int(beta), int(alpha)
+    out = prod if alpha == 1 else alpha * prod
+    if beta == 0:  # PyTorch ignores input (nan/inf in it do not propagate)
+        return out
+    return out + (input if beta == 1 else beta * input)
+
+
+def _check_expand(input, target: tuple) -> None:
+    s = input._shape
+    n = len(target)
+    if len(s) > n:
+        raise RuntimeError(f"The expanded size of the tensor ({target[0] if target else 0}) "
+                           f"must match the existing size ({s[0]}) at non-singleton "
+                           f"dimension 0.  Target sizes: {shape_str(target)}.  Tensor "
+                           f"sizes: {shape_str(s)}")
+    for i in range(1, len(s) + 1):
+        if s[-i] != 1 and s[-i] != target[-i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the "
+                               f"existing size ({s[-i]}) at non-singleton dimension {n - i}."
+                               f"  Target sizes: {shape_str(target)}.  Tensor sizes: "
+                               f"{shape_str(s)}")
+
+
+def _addmm(input, mat1, mat2, beta=1, alpha=1):
+    return _scaled(input, jnp.matmul(mat1, mat2, precision=HIGHEST), beta, alpha)
+
+
+def _addmm_check(input, mat1, mat2, beta=1, alpha=1):
+    if mat1.dim() != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
+    if mat2.dim() != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+    _check_no_bool("addmm_impl_cpu_", mat1, mat2)
+    _same_dtype_m1m2(mat1, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{dtype_title(input.dtype)} and {dtype_title(mat2.dtype)}")
+    if mat1._shape[1] != mat2._shape[0]:
+        raise RuntimeError(_mm_msg(mat1._shape, mat2._shape))
+    _check_expand(input, (mat1._shape[0], mat2._shape[1]))
+
+
+_ADD_SIG = "input, {a}, {b}, *, beta=1, alpha=1"
+
+register(OpSpec(
+    "addmm", _addmm, _ADD_SIG.format(a="mat1", b="mat2"),
+    tensor_args=("input", "mat1", "mat2"), promote="none", inplace=True, check=_addmm_check,
+    autocast="lower",
+    samples=lambda: [S(arr(2, 4), arr(2, 3), arr(3, 4)), S(arr(4), arr(2, 3), arr(3, 4)),
+                     S(arr(2, 4), arr(2, 3), arr(3, 4), beta=0.5, alpha=2.0),
+                     S(np.full((2, 2), np.nan, np.float32), arr(2, 3), arr(3, 2), beta=0),
+                     S(arr(2, 2, dtype="int64"), arr(2, 3, dtype="int64"),
+                       arr(3, 2, dtype="int64"), beta=2, grad=False),
+                     S(arr(2, 4, dtype="float64"), arr(2, 3, dtype="float64"),
+                       arr(3, 4, dtype="float64")),
+                     S(arr(2, 5), arr(2, 3), arr(4, 5), grad=False),
+                     S(arr(3, 5), arr(2, 3), arr(3, 5), grad=False)]))
+
+
+def _addmv(input, mat, vec, beta=1, alpha=1):
+    return _scaled(input, jnp.matmul(mat, vec, precision=HIGHEST), beta, alpha)
+
+
+def _addmv_check(input, mat, vec, beta=1, alpha=1):
+    _mv_check(mat, vec)
+    _check_expand(input, (mat._shape[0],))
+
+
+register(OpSpec(
+    "addmv", _addmv, _ADD_SIG.format(a="mat", b="vec"), tensor_args=("input", "mat", "vec"),
+    promote="none", inplace=True, check=_addmv_check, autocast="lower",
+    samples=lambda: [S(arr(2), arr(2, 3), arr(3)), S(arr(), arr(2, 3), arr(3), alpha=0.5),
+                     S(arr(2), arr(2, 3), arr(3), beta=-1.0),
+                     S(arr(2), arr(2, 3), arr(4), grad=False)]))
+
+
+def _addr(input, vec1, vec2, beta=1, alpha=1):
+    prod = jnp.outer(vec1, vec2)
+    if prod.dtype == jnp.bool_:
+        out = prod if alpha else jnp.zeros_like(prod)
+        return out if beta == 0 else (out | (input.astype(bool) if beta else False))
+    return _scaled(input, prod, beta, alpha)
+
+
+def _addr_check(input, vec1, vec2, beta=1, alpha=1):
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D"
+                           if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    _check_expand(input, (vec1._shape[0], vec2._shape[0]))
+
+
+register(OpSpec(
+    "addr", _addr, _ADD_SIG.format(a="vec1", b="vec2"), tensor_args=("input", "vec1", "vec2"),
+    promote="common", inplace=True, check=_addr_check, autocast="lower",
+    samples=lambda: [S(arr(2, 3), arr(2), arr(3)), S(arr(3), arr(2), arr(3), beta=2.0,
+                                                     alpha=0.5),
+                     # PyTorch's own backward fails for mixed dtypes here
+                     S(arr(2, 3, dtype="float64"), arr(2), arr(3), grad=False),
+                     S(arr(2, 3), arr(2), arr(4), grad=False)]))
+
+
+def _addbmm(input, batch1, batch2, beta=1, alpha=1):
+    prod = jnp.einsum("bij,bjk->ik", batch1, batch2, precision=HIGHEST)
+    return _scaled(input, prod, beta, alpha)
+
+
+def _baddbmm(input, batch1, batch2, beta=1, alpha=1):
+    return _scaled(input, jnp.matmul(batch1, batch2, precision=HIGHEST), beta, alpha)
+
+
+def _bmm_family_check(name, batched):
+    def check(input, batch1, batch2, beta=1, alpha=1):
+        _bmm_check(batch1, batch2)
+        if input.dtype is not batch1.dtype:
+            raise RuntimeError(f"expected scalar type {dtype_title(batch1.dtype)} but found "
+                               f"{dtype_title(input.dtype)}")
+        b, n, _ = batch1._shape
+        m = batch2._shape[2]
+        _check_expand(input, (b, n, m) if batched else (n, m))
+    return check
+
+
+register(OpSpec(
+    "addbmm", _addbmm, _ADD_SIG.format(a="batch1", b="batch2"),
+    tensor_args=("input", "batch1", "batch2"), promote="none", inplace=True,
+    check=_bmm_family_check("addbmm", False), autocast="lower",
+    samples=lambda: [S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4)),
+                     S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0.5, alpha=-1.0),
+                     S(arr(2, 4), arr(3, 2, 3), arr(2, 3, 4), grad=False)]))
+register(OpSpec(
+    "baddbmm", _baddbmm, _ADD_SIG.format(a="batch1", b="batch2"),
+    tensor_args=("input", "batch1", "batch2"), promote="none", inplace=True,
+    check=_bmm_family_check("baddbmm", True), autocast="lower",
+    samples=lambda: [S(arr(3, 2, 4), arr(3, 2, 3), arr(3, 3, 4)),
+                     S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0.5, alpha=2.0),
+                     S(arr(3, 2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0),
+                     S(arr(3, 2, 4), arr(3, 2, 3), arr(3, 4, 4), grad=False)]))
+
+
+# ---------------------------------------------------------------------------
+# cross
+def _cross_fn(input, other, dim):
+    shape = jnp.broadcast_shapes(input.shape, other.shape)
+    a = jnp.moveaxis(jnp.broadcast_to(input, shape), dim, -1)
+    b = jnp.moveaxis(jnp.broadcast_to(other, shape), dim, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return jnp.moveaxis(out, -1, dim)
+
+
+def _cross_dim(input, other, dim):
+    shape = broadcast_shapes_or_raise(input._shape, other._shape)
+    if dim is None:
+        for i, s in enumerate(shape):
+            if s == 3:
+                return i
+        raise RuntimeError("no dimension of size 3 in input")
+    return wrap_dim(dim, len(shape))
+
+
+def _torch_cross(input, other, dim=None):
+    nd = max(input.ndim, other.ndim)
+    if dim is None:
+        shape = jnp.broadcast_shapes(input.shape, other.shape)
+        dim = next(i for i, s in enumerate(shape) if s == 3)
+    return _cross_fn(input, other, dim % nd)
+
+
+def _cross_check_common(name, input, other, dim):
+    _same_dtype_scalar_type(input, other)
+    if input.dim() != other.dim():
+        raise RuntimeError(f"{name}: inputs must have the same number of dimensions.")
+    d = _cross_dim(input, other, dim)
+    if dim is not None and (input._shape[d] != 3 or other._shape[d] != 3):
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input._shape[d]} and {other._shape[d]}")
+
+
+def _torch_cross_check(input, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use "
+                      "torchlike.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning,
+                      stacklevel=4)
+    _cross_check_common("linalg.cross", input, other, dim)
+
+
+register(OpSpec(
+    "cross", _torch_cross, "input, other, dim=None", tensor_args=("input", "other"),
+    promote="none", check=_torch_cross_check,
+    samples=lambda: [S(arr(4, 3), arr(4, 3), dim=1), S(arr(3, 2), arr(3, 2), dim=0),
+                     S(arr(2, 3, dtype="float64"), arr(1, 3, dtype="float64"), dim=-1),
+                     S(arr(3, dtype="int64"), arr(3, dtype="int64"), dim=0, grad=False),
+                     S(arr(4, 4), arr(4, 4), dim=1, grad=False)]))
+
+
+def _linalg_cross(input, other, dim=-1, out=None):
+    return _cross_fn(input, other, dim % max(input.ndim, other.ndim))
+
+
+register(OpSpec(
+    "linalg_cross", _linalg_cross, "input, other, *, dim=-1, out=None",
+    tensor_args=("input", "other"), promote="none", function=False, method=False,
+    check=lambda input, other, dim=-1, out=None: _cross_check_common("linalg.cross", input,
+                                                                     other, dim),
+    grad_name="LinalgCrossBackward0", extra={"public": "linalg.cross"},
+    samples=lambda: [S(arr(4, 3), arr(4, 3)), S(arr(3, 2), arr(3, 2), dim=0),
+                     S(arr(2, 3, dtype="float64"), arr(1, 3, dtype="float64")),
+                     S(arr(4, 4), arr(4, 4), grad=False)]))
+
+
+# ---------------------------------------------------------------------------
+# cdist
+def _safe_root(s, p):
+    """``s ** (1/p)`` with a zero gradient where ``s == 0`` (PyTorch's convention)."""
+    zero = s == 0
+    safe = jnp.where(zero, 1, s)
+    return jnp.where(zero, 0, safe ** (1.0 / p) if p != 2 else jnp.sqrt(safe))
+
+
+def _cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    if p == 0:
+        return jnp.sum((diff != 0).astype(diff.dtype), axis=-1)
+    if math.isinf(p):
+        return jnp.max(jnp.abs(diff), axis=-1)
+    if p == 1:
+        return jnp.sum(jnp.abs(diff), axis=-1)
+    if p == 2:
+        return _safe_root(jnp.sum(diff * diff, axis=-1), 2)
+    a = jnp.abs(diff)
+    za = a == 0
+    powed = jnp.where(za, 0, jnp.where(za, 1, a) ** p)
+    return _safe_root(jnp.sum(powed, axis=-1), p)
+
+
+def _cdist_check(x1, x2, p=2.0, compute_mode=None):
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{dtype_title(t.dtype)}")
+    if x1.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1._shape[-1] != x2._shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1._shape[-1]} X2: {x2._shape[-1]}")
+    _same_dtype_scalar_type(x1, x2)
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    broadcast_shapes_or_raise(x1._shape[:-2], x2._shape[:-2])
+
+
+register(OpSpec(
+    "cdist", _cdist, "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'",
+    tensor_args=("x1", "x2"), promote="none", method=False, check=_cdist_check,
+    autocast="fp32",
+    samples=lambda: [S(arr(3, 2), arr(4, 2)), S(arr(2, 3, 4), arr(2, 5, 4), p=1.0),
+                     S(arr(3, 2), arr(4, 2), p=3.0), S(arr(3, 2), arr(4, 2), p=float("inf")),
+                     S(arr(3, 2, dtype="float64"), arr(2, 2, dtype="float64"), p=0.0),
+                     S(arr(3, 2), arr(4, 3), grad=False),
+                     S(arr(3, 2, dtype="int64"), arr(4, 2, dtype="int64"), grad=False)]))
+
+
+# ---------------------------------------------------------------------------
+# chains of products
+def _chain(matrices):
+    ms = list(matrices[0]) if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)) \
+        else list(matrices)
+    if len(ms) == 1:
+        return ms[0] + 0
+    return jnp.linalg.multi_dot(ms, precision=HIGHEST)
+
+
+def _chain_check(*matrices):
+    warnings.warn("torchlike.chain_matmul is deprecated and will be removed in a future "
+                  "release. Use torchlike.linalg.multi_dot instead, which accepts a list of "
+                  "two or more tensors rather than multiple parameters.", UserWarning,
+                  stacklevel=4)
+    ms = matrices[0] if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)) \
+        else matrices
+    if not ms:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    _multi_dot_check_list("chain_matmul", ms, allow_vectors=False)
+
+
+def _multi_dot_check_list(name, ms, allow_vectors=True):
+    for i, m in enumerate(ms):
+        d = m.dim()
+        ok = d == 2 or (allow_vectors and d == 1 and i in (0, len(ms) - 1))
+        if not ok:
+            if allow_vectors and i in (0, len(ms) - 1):
+                which = "first" if i == 0 else "last"
+                raise RuntimeError(f"{name}(): the {which} tensor must be 1D or 2D but got "
+                                   f"{d}D")
+            raise RuntimeError(f"{name}(): tensor {i} must be 2D but got {d}D")
+        if m.dtype is not ms[0].dtype:
+            raise RuntimeError(f"{name}(): all tensors must have be the same dtype but tensor "
+                               f"0 is {dtype_title(ms[0].dtype)} and tensor {i} "
+                               f"{dtype_title(m.dtype)}")
+    for i in range(1, len(ms)):
+        a, b = ms[i - 1], ms[i]
+        ka = a._shape[-1]
+        kb = b._shape[0]
+        if ka != kb:
+            sa = a._shape if a.dim() == 2 else (1, a._shape[0])
+            sb = b._shape if b.dim() == 2 else (b._shape[0], 1)
+            raise RuntimeError(f"{name}(): tensors {i - 1} and {i} with shapes "
+                               f"{shape_str(sa)} and {shape_str(sb)} cannot be multiplied")
+
+
+register(OpSpec(
+    "chain_matmul", lambda *matrices: _chain(matrices), "*matrices",
+    tensor_args=("matrices",), promote="none", method=False, check=_chain_check,
+    autocast="lower",
+    samples=lambda: [S(arr(2, 3), arr(3, 4), arr(4, 2)), S(arr(2, 3)),
+                     S(arr(2, 3, dtype="float64"), arr(3, 3, dtype="float64"))]))
+
+
+def _multi_dot_check(tensors, out=None):
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    _multi_dot_check_list("multi_dot", tensors)
+
+
+register(OpSpec(
+    "linalg_multi_dot", lambda tensors, out=None: _chain([tensors]), "tensors, *, out=None",
+    tensor_args=("tensors",), promote="none", function=False, method=False,
+    check=_multi_dot_check, autocast="lower", extra={"public": "linalg.multi_dot"},
+    samples=lambda: [S([arr(2, 3), arr(3, 4), arr(4, 2)]), S([arr(3), arr(3, 4), arr(4)]),
+                     S([arr(3), arr(3)]), S([arr(2, 3)], grad=False),
+                     S([arr(2, 3), arr(4, 2)], grad=False)]))
+
+
+# The second half of the family: decompositions, inverses, norms.
+from ..linalg import _decomp  # noqa: E402,F401

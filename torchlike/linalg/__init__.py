@@ -1,0 +1,42 @@
+"""``torchlike.linalg``: mirrors ``torch.linalg``. Re-exports only; the ops are declared
+in ``torchlike/linalg/_decomp.py`` and ``torchlike/_ops/linalg.py``."""
+
+from ._decomp import PUBLIC as _PUBLIC
+from .._ops.linalg import LinAlgError as LinAlgError
+
+cholesky = _PUBLIC["cholesky"]
+cholesky_ex = _PUBLIC["cholesky_ex"]
+cond = _PUBLIC["cond"]
+cross = _PUBLIC["cross"]
+det = _PUBLIC["det"]
+diagonal = _PUBLIC["diagonal"]
+eig = _PUBLIC["eig"]
+eigh = _PUBLIC["eigh"]
+eigvals = _PUBLIC["eigvals"]
+eigvalsh = _PUBLIC["eigvalsh"]
+inv = _PUBLIC["inv"]
+inv_ex = _PUBLIC["inv_ex"]
+lstsq = _PUBLIC["lstsq"]
+lu_factor = _PUBLIC["lu_factor"]
+matmul = _PUBLIC["matmul"]
+matrix_exp = _PUBLIC["matrix_exp"]
+matrix_norm = _PUBLIC["matrix_norm"]
+matrix_power = _PUBLIC["matrix_power"]
+matrix_rank = _PUBLIC["matrix_rank"]
+multi_dot = _PUBLIC["multi_dot"]
+norm = _PUBLIC["norm"]
+pinv = _PUBLIC["pinv"]
+qr = _PUBLIC["qr"]
+slogdet = _PUBLIC["slogdet"]
+solve = _PUBLIC["solve"]
+solve_triangular = _PUBLIC["solve_triangular"]
+svd = _PUBLIC["svd"]
+svdvals = _PUBLIC["svdvals"]
+vecdot = _PUBLIC["vecdot"]
+vector_norm = _PUBLIC["vector_norm"]
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal",
+           "eig", "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu_factor",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
+           "vecdot", "vector_norm"]
