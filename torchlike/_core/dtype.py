@@ -103,6 +103,8 @@ def to_dtype(d) -> dtype:
         return complex128
     if isinstance(d, str) and d in _BY_NAME:
         return _BY_NAME[d]
+    if isinstance(getattr(d, "dtype", None), dtype) and isinstance(d, type):
+        return d.dtype  # a legacy tensor type such as torchlike.LongTensor
     try:
         return from_np(d)
     except TypeError:

@@ -27,7 +27,9 @@ from .samples import S, arr
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
-           "linspace", "logspace", "eye", "scalar_tensor", "place", "asarray"]
+           "linspace", "logspace", "eye", "scalar_tensor", "place", "asarray",
+           "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+           "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
 
 
 def _target_device(device):
@@ -43,6 +45,9 @@ def place(np_array, device=None, requires_grad: bool = False) -> Tensor:
     arr_ = jax.device_put(np_array, _target_device(device))
     t = Tensor._wrap(arr_)
     if requires_grad:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t.requires_grad_(True)
     return t
 
@@ -59,6 +64,8 @@ def _infer_dtype(data) -> _dt.dtype:
         elif isinstance(x, (list, tuple)):
             for y in x:
                 walk(y)
+        elif isinstance(x, np.generic):
+            kinds.add(_dt.from_np(x.dtype))  # NumPy scalars keep their dtype
         elif isinstance(x, (bool, np.bool_)):
             kinds.add("bool")
         elif isinstance(x, (int, np.integer)):
@@ -67,8 +74,16 @@ def _infer_dtype(data) -> _dt.dtype:
             kinds.add("float")
         elif isinstance(x, (complex, np.complexfloating)):
             kinds.add("complex")
-        else:
+        elif isinstance(x, str):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, str):
+        # PyTorch reads a string as one more (ragged) dimension
+        raise ValueError("too many dimensions 'str'")
     walk(data)
     result = None
     for k in kinds:
@@ -176,6 +191,9 @@ def _factory_dtype(dtype):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Mirrors ``torch.zeros``."""
+    if any(isinstance(d, int) and d < 0 for d in
+           (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return place(np.zeros(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
 
 
@@ -199,7 +217,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     dt = _dt.to_dtype(dtype)
+    if isinstance(fill_value, complex) and fill_value.imag != 0 and not dt.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt.name, dt.name)} "
+                           "without overflow")
     return place(np.full(_size_arg((size,)), fill_value, dt.np), device, requires_grad)
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half",
+            "bfloat16": "at::BFloat16", "int64": "int64_t", "int32": "int",
+            "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
 
 
 def _like(input: Tensor, dtype, device):
@@ -266,7 +292,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return place(vals.astype(dt.np), device, requires_grad)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
           requires_grad=False) -> Tensor:
     """Mirrors the deprecated ``torch.range``: includes ``end``; default float dtype."""
     warnings.warn("torchlike.range is deprecated and will be removed in a future release "
@@ -328,23 +354,82 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
 
 
 def _legacy_tensor_array(args, dtype, device):
-    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    """The array behind the legacy constructors ``torchlike.Tensor(...)`` and
+    ``torchlike.FloatTensor(...)``: ``(*sizes)`` gives a zero-filled tensor of that shape
+    (PyTorch leaves it uninitialised), ``(sequence or ndarray)`` converts the data to
+    ``dtype`` (the default dtype when None), ``(tensor)`` keeps that tensor's data."""
     jd = _target_device(device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        a = args[0]
+        if dtype is not None and a.dtype is not _dt.to_dtype(dtype):
+            raise TypeError(f"expected {_dt.to_dtype(dtype)} (got {a.dtype})")
+        return a._value
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if len(args) == 0:
         return jax.device_put(np.zeros((0,), dt.np), jd)
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
         a = args[0]
-        if isinstance(a, Tensor):
-            return a._value.astype(dt.np)
         if isinstance(a, Size):
             return jax.device_put(np.zeros(tuple(a), dt.np), jd)
+        if isinstance(a, (bool, float, complex, np.number, str)) or a is None:
+            raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+        if isinstance(a, np.ndarray):
+            return jax.device_put(a.astype(dt.np), jd)
+        _infer_dtype(a)  # rejects non-numeric data with PyTorch's error
         return jax.device_put(np.asarray(_to_numpy_nested(a)).astype(dt.np), jd)
+    for x in args:
+        if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
+            raise TypeError(f"new(): argument 'size' failed to unpack the object at pos "
+                            f"{len(args)} with error \"type must be tuple of ints,but got "
+                            f"{type(x).__name__}\"")
     return jax.device_put(np.zeros(_size_arg(args), dt.np), jd)
+
+
+class _LegacyTensorType(type):
+    """Metaclass of ``torchlike.FloatTensor`` and friends (PyTorch's ``tensortype``):
+    calling one builds a tensor of its dtype; ``isinstance(t, torchlike.FloatTensor)``
+    tests the dtype of a ``Tensor``."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __call__(cls, *args, device=None) -> Tensor:
+        return Tensor._wrap(_legacy_tensor_array(args, cls.dtype, device))
+
+    def __repr__(cls) -> str:
+        return f"<class 'torchlike.{cls.__name__}'>"
+
+
+def _legacy_type(name: str, dt: _dt.dtype) -> type:
+    doc = (f"Mirrors the legacy ``torch.{name}``: ``{name}(data)`` converts data to "
+           f"{dt}, ``{name}(*sizes)`` gives a (zero-filled) tensor of that shape, and "
+           f"``isinstance(t, {name})`` is true for tensors of dtype {dt}.")
+    return _LegacyTensorType(name, (), {"dtype": dt, "is_cuda": False, "is_sparse": False,
+                                        "__doc__": doc, "__module__": "torchlike"})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dt.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dt.float64)
+HalfTensor = _legacy_type("HalfTensor", _dt.float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", _dt.bfloat16)
+ByteTensor = _legacy_type("ByteTensor", _dt.uint8)
+CharTensor = _legacy_type("CharTensor", _dt.int8)
+ShortTensor = _legacy_type("ShortTensor", _dt.int16)
+IntTensor = _legacy_type("IntTensor", _dt.int32)
+LongTensor = _legacy_type("LongTensor", _dt.int64)
+BoolTensor = _legacy_type("BoolTensor", _dt.bool)
+LEGACY_TYPES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor,
+                CharTensor, ShortTensor, IntTensor, LongTensor, BoolTensor)
 
 
 # ---------------------------------------------------------------------------
 # table ops: dtype/device moves and copies
 def _to_dtype_fn(input, dtype):
+    if jnp.issubdtype(input.dtype, jnp.floating) and jnp.issubdtype(dtype.np, jnp.integer) \
+            and dtype.itemsize < 8:
+        # PyTorch converts floats to narrow integers through int64 (so -1.0 -> 255 as
+        # uint8); XLA would saturate instead
+        return input.astype(jnp.int64).astype(dtype.np)
     return input.astype(dtype.np)
 
 

@@ -1,0 +1,40 @@
+"""``torchlike.special``: mirrors ``torch.special``.
+
+Each function runs a table op (see ``torchlike/_ops/elementwise.py``): the ones PyTorch
+also has as ``torch.<name>`` share that op, the others (``erfcx``, ``ndtr``, ...) are
+declared there as ``special_<name>``. ``softmax``, ``log_softmax`` and ``logsumexp`` are
+not provided here.
+"""
+
+from __future__ import annotations
+
+from .._ops.dispatch import dispatch as _dispatch
+from .._ops.spec import OPS as _OPS
+
+__all__ = ["expit", "logit", "erf", "erfc", "erfcx", "erfinv", "xlogy", "xlog1py",
+           "gammaln", "digamma", "psi", "multigammaln", "polygamma", "gammainc",
+           "gammaincc", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "sinc",
+           "entr", "round", "exp2", "expm1", "log1p", "zeta"]
+
+
+def _make(public: str, op: str):
+    spec = _OPS[op]
+
+    def f(*args, **kwargs):
+        return _dispatch(spec, f, args, kwargs)
+    f.__name__ = f.__qualname__ = public
+    f.__module__ = "torchlike.special"
+    f.__doc__ = f"Mirrors ``torch.special.{public}`` (the ``{op}`` op)."
+    return f
+
+
+_TABLE = {
+    "expit": "sigmoid", "logit": "logit", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv",
+    "xlogy": "xlogy", "gammaln": "lgamma", "digamma": "digamma", "psi": "digamma",
+    "multigammaln": "mvlgamma", "polygamma": "polygamma", "gammainc": "igamma",
+    "gammaincc": "igammac", "i0": "i0", "sinc": "sinc", "round": "round", "exp2": "exp2",
+    "expm1": "expm1", "log1p": "log1p",
+}
+_TABLE.update({s.extra["special"]: name for name, s in _OPS.items() if "special" in s.extra})
+
+globals().update({public: _make(public, op) for public, op in _TABLE.items()})
