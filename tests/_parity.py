@@ -70,7 +70,7 @@ def to_numpy(t) -> np.ndarray:
         t = t.detach()
         if t.dtype == torch.bfloat16:
             return t.float().numpy().astype(ml_dtypes.bfloat16)
-        return t.resolve_conj().numpy()
+        return t.resolve_conj().numpy(force=True)
     return np.asarray(t.detach())
 
 

@@ -70,9 +70,12 @@ def test_inplace_on_leaf_requiring_grad_raises():
 
 
 def test_integer_tensor_cannot_require_grad():
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype "
-                                           "can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require "
+                                           "gradients"):
         tl.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype "
+                                           "can require gradients"):
+        tl.tensor([1, 2], requires_grad=True)
 
 
 @pytest.mark.parametrize("data", [[[1.0, 2.0], [3.0, 4.0]], [1, 2, 3], 3.5, [True, False]])

@@ -20,10 +20,19 @@ from ._core.size import Size  # noqa: E402
 from ._core.tensor import Tensor, is_tensor  # noqa: E402
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import _ops  # noqa: E402
+from . import linalg  # noqa: E402
+from . import special  # noqa: E402
+from ._ops.creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,E501
+                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+                            ShortTensor)
+from ._core.random import (Generator, default_generator, get_rng_state,  # noqa: E402
+                           initial_seed, manual_seed, seed, set_rng_state)
+from ._ops.random import (bernoulli, multinomial, normal, poisson, rand,  # noqa: E402
+                          rand_like, randint, randint_like, randn, randn_like, randperm)
 from ._ops.creation import (arange, as_tensor, asarray, empty, empty_like, eye,  # noqa: E402
                             from_numpy, full, full_like, linspace, logspace, ones, ones_like,
                             range, scalar_tensor, tensor, zeros, zeros_like)
-from . import _tensor_str, autograd, backends, cuda, return_types, testing  # noqa: E402
+from . import _tensor_str, autograd, backends, cuda, nn, return_types, testing  # noqa: E402
 
 globals().update(_ops.FUNCTIONS)
 globals().update(_ALIASES)

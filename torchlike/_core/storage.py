@@ -90,6 +90,8 @@ def is_contiguous(shape, strides) -> bool:
 def compute_view_strides(old_shape, old_strides, new_shape):
     """PyTorch's ``computeStride``: strides for viewing (old_shape, old_strides) as
     new_shape without copying, or None when the memory layout does not allow it."""
+    if len(old_shape) == 0:
+        return (1,) * len(new_shape)
     numel = int(np.prod(old_shape, dtype=np.int64))
     if numel == 0:
         if tuple(old_shape) == tuple(new_shape):

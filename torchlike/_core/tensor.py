@@ -292,15 +292,19 @@ class Tensor:
         return -1 if d.type == "cpu" else (d.index or 0)
 
     # ------------------------------------------------------------------ autograd attributes
+    # (``backward``, ``register_hook``, ``retain_grad`` and friends are attached by
+    # torchlike.autograd.engine.)
     @property
     def requires_grad(self) -> bool:
+        """Mirrors ``Tensor.requires_grad``: whether gradients are computed for this tensor."""
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._set_requires_grad(value)
+        self._set_requires_grad(value, "Only Tensors of floating point and complex dtype "
+                                       "can require gradients")
 
-    def _set_requires_grad(self, value: bool) -> None:
+    def _set_requires_grad(self, value: bool, msg: str) -> None:
         if self.grad_fn is not None:
             if not value:
                 raise RuntimeError(
@@ -309,28 +313,32 @@ class Tensor:
                     "use var_no_grad = var.detach().")
             return
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError(msg)
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Mirrors ``Tensor.requires_grad_``: sets the flag in place and returns self."""
-        self._set_requires_grad(requires_grad)
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can "
+                                               "require gradients")
         return self
 
     @property
     def is_leaf(self) -> bool:
+        """Mirrors ``Tensor.is_leaf``: True for tensors not produced by a recorded op."""
         return self.grad_fn is None
 
     @property
     def grad(self):
+        """Mirrors ``Tensor.grad``: None until a backward computes gradients for this
+        leaf (or this non-leaf after ``retain_grad()``)."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
-                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning,
                 stacklevel=2)
         return self._grad
 
@@ -346,20 +354,23 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def retains_grad(self) -> bool:
+        """Mirrors ``Tensor.retains_grad``."""
         return self._retains_grad
 
-    def retain_grad(self) -> None:
-        """Mirrors ``Tensor.retain_grad``: keep ``.grad`` of a non-leaf after backward."""
-        if not self._requires_grad and self.grad_fn is None:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None:
-            self._retains_grad = True
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
 
     @property
     def data(self) -> "Tensor":
-        """Mirrors ``Tensor.data``: same memory, no autograd history, own version counter."""
+        """Mirrors ``Tensor.data``: same memory, no autograd history, own version counter
+        (so in-place writes through it go unnoticed by autograd, as in PyTorch)."""
         d = self._alias()
         d._vc = VersionCounter()
         return d
@@ -383,7 +394,15 @@ class Tensor:
         for k in ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
                   "_cache_gen", "_idx", "_vc"):
             setattr(a, k, getattr(self, k))
-        _init_autograd_fields(a, False)
+        a._requires_grad = False
+        a._grad = None
+        a.grad_fn = None
+        a._retains_grad = False
+        a._hooks = None
+        a._post_acc_hooks = None
+        a._output_nr = 0
+        a._base = None
+        a._node_ref = None
         return a
 
     def detach(self) -> "Tensor":
@@ -392,10 +411,16 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Mirrors ``Tensor.detach_``: makes this tensor a leaf that does not require grad."""
-        if self._base is not None and self.grad_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._base is not None and (self.grad_fn is not None or self._requires_grad):
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
+        self._output_nr = 0
         return self
 
     # ------------------------------------------------------------------ conversion
@@ -536,6 +561,8 @@ class Tensor:
         if dtype is None:
             return _LEGACY_NAMES[self.dtype]
         if isinstance(dtype, str):
+            if dtype.startswith("torch."):
+                dtype = "torchlike." + dtype[len("torch."):]
             rev = {v: k for k, v in _LEGACY_NAMES.items()}
             if dtype not in rev:
                 raise ValueError(f"invalid type: '{dtype}'")

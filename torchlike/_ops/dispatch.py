@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import sys
 import threading
 
@@ -160,24 +161,11 @@ _DISABLED_TF = classmethod(_disabled_tf)
 
 # ---------------------------------------------------------------------------
 # preparation of a spec
-def _split_signature(sig: str):
-    params = []
-    kwonly = False
-    for raw in [p.strip() for p in sig.split(",") if p.strip()]:
-        if raw == "*":
-            kwonly = True
-            continue
-        if raw.startswith("*"):
-            params.append((raw[1:], "var", None))
-            continue
-        name, _, default = raw.partition("=")
-        params.append((name.strip(), "kw" if kwonly else "pos", default.strip() or None))
-    return params
-
-
 def prepare(spec: OpSpec) -> None:
-    params = _split_signature(spec.signature)
-    names = tuple(p[0] for p in params)
+    src = f"def _sig({spec.signature}): pass\n"
+    ns: dict = {}
+    exec(src, {}, ns)  # parse the signature exactly as Python does (defaults may hold commas)
+    names = tuple(inspect.signature(ns["_sig"]).parameters)
     spec.params = names
     missing = [t for t in spec.tensor_args if t not in names]
     if missing:
@@ -267,6 +255,8 @@ def _meta(v):
         return None
     if isinstance(v, (bool, int, float, complex, np.number, np.bool_)):
         return (_dt.scalar_dtype(v), 0, True)
+    if isinstance(v, np.ndarray):
+        return (_dt.from_np(v.dtype), v.ndim, False)
     if isinstance(v, (list, tuple)):
         return None
     raise TypeError(f"expected Tensor or Number, but got {type(v).__name__}")
@@ -279,6 +269,8 @@ def _cast_key(dyn_vals):
             key.append((v._storage.dtype, not v._shape))
         elif isinstance(v, (list, tuple)):
             return None
+        elif isinstance(v, np.ndarray):
+            key.append((v.dtype, v.ndim == 0, "ndarray"))
         else:
             key.append(type(v))
     return tuple(key)
@@ -342,15 +334,28 @@ def _unwrap(v):
 
 
 def _freeze(v):
+    """A hashable static value: lists and tuples recursively, 0-d int tensors as ints."""
     if v is None or type(v) in (int, float, bool, str):
         return v
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
         return tuple(_freeze(x) for x in v)
     if isinstance(v, Tensor):
+        if v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex):
+            return int(v.item())
         raise TypeError("a Tensor was passed where a Python value was expected")
     if isinstance(v, np.ndarray):
         return tuple(v.tolist())
     return v
+
+
+def _any_requires_grad(values) -> bool:
+    for v in values:
+        if isinstance(v, Tensor):
+            if v._requires_grad:
+                return True
+        elif isinstance(v, (list, tuple)) and _any_requires_grad(v):
+            return True
+    return False
 
 
 def dispatch(spec: OpSpec, api, args, kwargs):
@@ -371,17 +376,7 @@ def dispatch(spec: OpSpec, api, args, kwargs):
     statics = tuple([_freeze(vals[i]) for i in spec.static_pos])
     dyn = [v._value if type(v) is Tensor else _unwrap(v) for v in dyn_t]
 
-    needs_grad = False
-    if spec.differentiable and _grad_state.enabled:
-        for v in dyn_t:
-            if isinstance(v, Tensor):
-                if v._requires_grad:
-                    needs_grad = True
-                    break
-            elif isinstance(v, (list, tuple)):
-                if any(isinstance(w, Tensor) and w._requires_grad for w in v):
-                    needs_grad = True
-                    break
+    needs_grad = spec.differentiable and _grad_state.enabled and _any_requires_grad(dyn_t)
     if needs_grad:
         from ..autograd.graph import record_op
         return record_op(spec, vals, statics, cast, dyn_t, dyn)
