@@ -1,26 +1,33 @@
 """The backward engine: walks grad_fn nodes in PyTorch's order and calls their VJPs.
 
-Mirrors ``torch.autograd.backward`` / ``torch.autograd.grad``: nodes run when all
-their consumers have run, ties broken by creation order (latest first), tensor hooks
-before ``retain_grad``, ``AccumulateGrad`` into leaves, graph freed unless
-``retain_graph``.
+Mirrors ``torch.autograd.backward`` / ``torch.autograd.grad``. A node runs when all the
+nodes that feed it gradients have run; among ready nodes the most recently created
+runs first (``AccumulateGrad`` of leaves at once), as in PyTorch's engine. Per node:
+tensor hooks (``Tensor.register_hook``), then ``retain_grad``, then ``Node`` pre-hooks,
+the node itself, its post-hooks; ``AccumulateGrad`` adds into ``.grad`` and then runs
+post-accumulate-grad hooks. Saved values are freed unless ``retain_graph``.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+import weakref
+from typing import Iterable, Sequence
 
+import jax
 import jax.numpy as jnp
 
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
-from .graph import AccumulateGrad, Node, RemovableHandle, accumulate_node
+from . import _errors
+from .graph import AccumulateGrad, Node, RemovableHandle, _anomaly, accumulate_node
 
 __all__ = ["backward", "grad", "run_backward"]
 
+_TensorOrTensors = Tensor | Sequence[Tensor]
 
-def _as_tuple(x):
+
+def _as_tuple(x) -> tuple:
     if x is None:
         return ()
     if isinstance(x, Tensor):
@@ -28,24 +35,49 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _make_grads(outputs, grad_outputs, is_grads_batched=False):
+@jax.jit
+def _add_arrays(a, b):
+    return a + b
+
+
+_ONES: dict = {}
+
+
+def _ones_like(out: Tensor) -> Tensor:
+    # JAX arrays are immutable, so one array per (shape, dtype) serves every backward
+    key = (out._shape, out.dtype.np)
+    a = _ONES.get(key)
+    if a is None:
+        a = _ONES[key] = jnp.ones(out._shape, out.dtype.np)
+    return Tensor._wrap(a)
+
+
+def _make_grads(outputs, grad_outputs, is_grads_batched: bool = False) -> list:
     res = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
-            if out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not (out.dtype.is_floating_point or out.dtype.is_complex):
-                raise RuntimeError(f"grad can be implicitly created only for real scalar "
-                                   f"outputs but got {out.dtype}")
-            res.append(Tensor._wrap(jnp.ones(out._shape, out.dtype.np)))
+            if out._requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError(_errors.SCALAR_ONLY)
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                res.append(_ones_like(out))
+            else:
+                res.append(None)
         else:
             if not isinstance(g, Tensor):
-                raise TypeError(f"grad_outputs should be a sequence of Tensors or None, but "
+                raise TypeError("grad_outputs should be a sequence of Tensors or None, but "
                                 f"got {type(g).__name__}")
-            if g._shape != out._shape:
+            if g._shape != out._shape and not is_grads_batched:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {out.shape}.")
+            if out.dtype.is_complex != g.dtype.is_complex:
+                raise RuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have "
+                    f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
             res.append(g)
     return res
 
@@ -55,18 +87,20 @@ def _root_edge(t: Tensor, i: int):
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:
         return (accumulate_node(t), 0)
-    raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
-                       "grad_fn")
+    raise RuntimeError(_errors.NO_GRAD_FN.format(i=i))
 
 
-def _num_outputs(node: Node) -> int:
-    if isinstance(node, AccumulateGrad):
-        return 1
-    avals = getattr(node, "_out_avals", None)
-    return len(avals) if avals is not None else getattr(node, "_num_outputs", 1)
+def _input_edge(t: Tensor):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"expected Tensor as element of inputs, but got {type(t).__name__}")
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulate_node(t), 0)
+    raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 
-def _add(a, b):
+def _buffer_add(a, b):
     if a is None:
         return b
     if b is None:
@@ -74,180 +108,232 @@ def _add(a, b):
     if _grad_state.enabled:
         from .._ops.dispatch import call_op
         return call_op("add", a, b)
-    return Tensor._wrap(a._value + b._value)
+    return Tensor._wrap(_add_arrays(a._value, b._value))
 
 
-def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
-                 accumulate=True, allow_unused=True):
-    """Core of backward()/grad(). Returns the captured grads for ``inputs`` (grad mode)."""
+def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
+                 inputs=None, accumulate: bool = True) -> list:
+    """Core of backward()/grad(). Returns the gradients captured for ``inputs``."""
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
-    # capture targets: (node, output_nr) -> index into inputs
-    captures: dict = {}
-    input_edges = []
+    captures: dict = {}          # (node, nr) -> [index into inputs]
+    input_nodes: set = set()
     if inputs:
         for i, t in enumerate(inputs):
-            if not isinstance(t, Tensor):
-                raise TypeError("inputs must be Tensors")
-            if t.grad_fn is not None:
-                e = (t.grad_fn, t._output_nr)
-            elif t._requires_grad:
-                e = (accumulate_node(t), 0)
-            else:
-                raise RuntimeError(f"One of the differentiated Tensors does not require grad")
-            input_edges.append(e)
-            captures.setdefault((id(e[0]), e[1]), []).append(i)
+            e = _input_edge(t)
+            captures.setdefault(e, []).append(i)
+            input_nodes.add(e[0])
+            if accumulate and t.grad_fn is not None:
+                t.retain_grad()
 
-    # discover the graph and count dependencies
+    # discover the graph, counting each node's consumers
     deps: dict = {}
-    nodes: dict = {}
+    order: list = []
     stack = [n for n, _ in roots]
-    seen = set()
+    seen = set(stack)
     while stack:
         n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        nodes[id(n)] = n
+        order.append(n)
         for nxt, _ in n.next_functions:
             if nxt is not None:
-                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
-                if id(nxt) not in seen:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
                     stack.append(nxt)
 
-    # which nodes must run: those that lead to a wanted input (grad mode / inputs=)
+    # with ``inputs``, only nodes on a path to one of them run
     needed = None
     if inputs:
-        target_ids = {id(e[0]) for e in input_edges}
         needed = set()
-        memo: dict = {}
-
-        def leads(n):
-            k = id(n)
-            if k in memo:
-                return memo[k]
-            memo[k] = False
-            r = k in target_ids
-            for nxt, _ in n.next_functions:
-                if nxt is not None and leads(nxt):
-                    r = True
-            memo[k] = r
-            return r
-        for n in list(nodes.values()):
-            if leads(n):
-                needed.add(id(n))
+        changed = True
+        # reverse discovery order visits consumers after producers mostly; iterate to fix
+        while changed:
+            changed = False
+            for n in reversed(order):
+                if n in needed:
+                    continue
+                if (n in input_nodes and (accumulate or not isinstance(n, AccumulateGrad))) \
+                        or any(nx in needed or nx in input_nodes
+                               for nx, _ in n.next_functions if nx is not None):
+                    needed.add(n)
+                    changed = True
 
     buffers: dict = {}
     for (n, nr), g in zip(roots, grad_outputs):
-        buf = buffers.setdefault(id(n), [None] * _num_outputs(n))
-        buf[nr] = _add(buf[nr], g) if buf[nr] is not None else g
+        buf = buffers.get(n)
+        if buf is None:
+            buf = buffers[n] = [None] * n._num_outputs()
+        buf[nr] = _buffer_add(buf[nr], g)
 
     captured = [None] * (len(inputs) if inputs else 0)
-    heap = []
-    for n, _ in roots:
-        if deps.get(id(n), 0) == 0 and id(n) not in {i for _, _, i in heap}:
-            heapq.heappush(heap, (-n._seq, id(n), n))
-    pushed = {id(n) for _, _, n in heap}
+    heap: list = []
+    tie = 0
+    for n in buffers:
+        if deps.get(n, 0) == 0:
+            heap.append((-n._seq, tie, n))
+            tie += 1
+    heapq.heapify(heap)
 
     prev = _grad_state.enabled
     _grad_state.enabled = bool(create_graph)
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
-            grads = buffers.pop(id(node), None) or [None] * _num_outputs(node)
-            run = needed is None or id(node) in needed
-            if run:
-                grads = _apply_pre_hooks(node, grads)
-                for nr in range(len(grads)):
-                    idxs = captures.get((id(node), nr))
-                    if idxs:
-                        for i in idxs:
-                            captured[i] = grads[nr]
-            if isinstance(node, AccumulateGrad):
-                if run and accumulate and (not inputs or (id(node), 0) in captures):
-                    _accumulate(node.variable, grads[0], create_graph)
-                if not retain_graph:
-                    node._release()
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * node._num_outputs()
+            if needed is not None and node not in needed:
+                if node in input_nodes:
+                    grads = _tensor_pre_hooks(node, grads)
+                    _capture(node, grads, captures, captured)
                 continue
-            if not run or all(g is None for g in grads):
-                in_grads = [None] * len(node.next_functions)
-            else:
-                in_grads = node.apply(grads, create_graph)
-                for h in list(node._hooks.values()):
-                    r = h(tuple(in_grads), tuple(grads))
-                    if r is not None:
-                        in_grads = list(r)
+            if captures and node in input_nodes:
+                _capture(node, grads, captures, captured)
+            in_grads = _call_function(node, grads, create_graph, accumulate)
             if not retain_graph:
                 node._release()
             for (nxt, nr), g in zip(node.next_functions, in_grads):
                 if nxt is None:
                     continue
                 if g is not None:
-                    buf = buffers.setdefault(id(nxt), [None] * _num_outputs(nxt))
-                    buf[nr] = _add(buf[nr], g)
-                deps[id(nxt)] -= 1
-                if deps[id(nxt)] == 0 and id(nxt) not in pushed:
-                    pushed.add(id(nxt))
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._num_outputs()
+                    buf[nr] = g if buf[nr] is None else _buffer_add(buf[nr], g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(heap, (-nxt._seq, tie, nxt))
+                    tie += 1
     finally:
         _grad_state.enabled = prev
     return captured
 
 
-def _apply_pre_hooks(node: Node, grads: list) -> list:
-    grads = list(grads)
-    if isinstance(node, AccumulateGrad):
-        var = node.variable
-        if var._hooks:
-            for h in list(var._hooks.values()):
-                r = h(grads[0])
-                if r is not None:
-                    grads[0] = r
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
-            if grads[nr] is None:
-                continue
-            for h in list(hooks.values()):
-                r = h(grads[nr])
-                if r is not None:
-                    grads[nr] = r
-    if node._retain:
-        for nr, ref in node._retain.items():
-            t = ref()
-            if t is not None and grads[nr] is not None:
-                g = grads[nr]
-                if t._grad is None:
-                    t._grad = g if _grad_state.enabled else g.detach()
-                else:
-                    t._grad = Tensor._wrap(t._grad._value + g._value)
+def _capture(node, grads, captures, captured) -> None:
+    for nr, g in enumerate(grads):
+        idxs = captures.get((node, nr))
+        if idxs:
+            for i in idxs:
+                captured[i] = g
+
+
+def _call_function(node: Node, grads: list, create_graph: bool, accumulate: bool) -> list:
+    grads = _tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         for h in list(node._pre_hooks.values()):
             r = h(tuple(grads))
             if r is not None:
                 grads = list(r)
+    if type(node) is AccumulateGrad:
+        if accumulate:
+            _accumulate(node.variable, grads[0], create_graph)
+        in_grads: list = []
+    elif all(g is None for g in grads) and not getattr(node, "_runs_on_none", False):
+        in_grads = [None] * len(node.next_functions)
+    else:
+        try:
+            in_grads = node.apply(grads, create_graph)
+        except Exception:
+            if _anomaly.enabled and node._anomaly:
+                _anomaly_warn(node)
+            raise
+        if _anomaly.enabled and _anomaly.check_nan:
+            _check_nan(node, in_grads)
+    if node._hooks:
+        for h in list(node._hooks.values()):
+            r = h(tuple(in_grads), tuple(grads))
+            if r is not None:
+                in_grads = list(r)
+    return in_grads
+
+
+def _tensor_pre_hooks(node: Node, grads: list) -> list:
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        if hooks:
+            g = grads[0]
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = r
+            grads = [g]
+        return grads
+    tph = node._tensor_pre_hooks
+    if tph:
+        grads = list(grads)
+        for nr, hooks in tph.items():
+            g = grads[nr]
+            if g is None:
+                continue
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = r
+            grads[nr] = g
+    if node._retain:
+        for nr, ref in node._retain.items():
+            t = ref()
+            g = grads[nr]
+            if t is None or g is None:
+                continue
+            if t._grad is None:
+                t._grad = _clone(g)
+            else:
+                t._grad = _buffer_add(t._grad, g)
     return grads
+
+
+def _clone(g: Tensor) -> Tensor:
+    if _grad_state.enabled and g._requires_grad:
+        from .._ops.dispatch import call_op
+        return call_op("clone", g)
+    return Tensor._wrap(g._value)
 
 
 def _accumulate(var: Tensor, g, create_graph: bool) -> None:
     if g is None:
         return
     if var._grad is None:
-        var._grad = g if create_graph else (g.detach() if g.grad_fn is None else g.detach())
-        if not create_graph and g._base is not None:
+        if create_graph and g._requires_grad:
+            var._grad = g
+        else:
             var._grad = Tensor._wrap(g._value)
-    elif create_graph:
+    elif not _grad_state.enabled:
+        var._grad._set_value(_add_arrays(var._grad._value, g._value))
+    else:
         from .._ops.dispatch import call_op
         var._grad = call_op("add", var._grad, g)
-    else:
-        var._grad._set_value(var._grad._value + g._value)
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks.values()):
             h(var)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
-             grad_variables=None, inputs=None) -> None:
-    """Mirrors ``torch.autograd.backward``: accumulate gradients of ``tensors`` into the
-    ``.grad`` of graph leaves (or of ``inputs`` only)."""
+def _check_nan(node: Node, in_grads: list) -> None:
+    for i, g in enumerate(in_grads):
+        if g is not None and bool(jnp.any(jnp.isnan(g._value))):
+            if node._anomaly:
+                _anomaly_warn(node)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
+
+
+def _anomaly_warn(node: Node) -> None:
+    import warnings
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                  "the error:\n" + "".join(node._anomaly), UserWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
+# public API
+def backward(tensors: _TensorOrTensors, grad_tensors=None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables=None, inputs=None) -> None:
+    """Mirrors ``torch.autograd.backward``: accumulate the gradients of ``tensors`` into
+    the ``.grad`` of the graph's leaves (only of ``inputs`` when given).
+
+    ``grad_tensors`` holds one gradient per tensor (None for a scalar: ones); with
+    ``retain_graph`` the graph can be walked again; ``create_graph`` records the
+    backward itself, for higher-order derivatives.
+    """
     tensors = _as_tuple(tensors)
     if grad_tensors is None:
         grad_tensors = grad_variables
@@ -256,31 +342,42 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         raise RuntimeError(f"got {len(gt)} tensors and {len(tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _make_grads(tensors, gt)
     ins = _as_tuple(inputs) if inputs is not None else None
     if ins is not None and len(ins) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    grads = _make_grads(tensors, gt)
     run_backward(tensors, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused=None, is_grads_batched: bool = False,
-         materialize_grads: bool = False):
-    """Mirrors ``torch.autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs``,
-    returned as a tuple, without touching ``.grad``."""
+def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """Mirrors ``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``,
+    as a tuple, without touching any ``.grad``. Differences: ``is_grads_batched`` is
+    computed with a Python loop over the batch."""
     outputs = _as_tuple(outputs)
+    t_outputs = outputs
     inputs_t = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
-    if materialize_grads and allow_unused is False:
+    if materialize_grads and not allow_unused:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
+    if not inputs_t:
+        raise RuntimeError("grad requires non-empty inputs.")
     go = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(go) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(go)} and "
-                           f"{len(outputs)}")
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(go)} "
+                           f"grad_outputs and {len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs_t, go, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
+    for i, o in enumerate(t_outputs):
+        if not (o._requires_grad or o.grad_fn is not None):
+            raise RuntimeError(_errors.NO_GRAD_FN.format(i=i))
     grads = _make_grads(outputs, go)
     res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
                        accumulate=False)
@@ -290,24 +387,62 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
             if materialize_grads:
                 g = Tensor._wrap(jnp.zeros(t._shape, t.dtype.np))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
-        elif not create_graph and g.grad_fn is not None:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if this "
+                                   "is the desired behavior.")
+        elif not create_graph and (g.grad_fn is not None or g._requires_grad):
             g = g.detach()
         out.append(g)
     return tuple(out)
 
 
+def _batched_grad(outputs, inputs, go, retain_graph, create_graph, allow_unused, mat):
+    from .._ops.dispatch import call_op
+    n = go[0].shape[0]
+    per = []
+    for b in range(n):
+        per.append(grad(outputs, inputs, [g[b] for g in go], retain_graph=True,
+                        create_graph=create_graph, allow_unused=allow_unused,
+                        materialize_grads=mat))
+    res = []
+    for k in range(len(inputs)):
+        col = [p[k] for p in per]
+        res.append(None if col[0] is None else
+                   Tensor._wrap(jnp.stack([c._value for c in col])) if not create_graph
+                   else _stack(col, call_op))
+    return tuple(res)
+
+
+def _stack(ts, call_op):
+    return call_op("stack", ts) if "stack" in __import__(
+        "torchlike._ops.spec", fromlist=["OPS"]).OPS else Tensor._wrap(
+        jnp.stack([t._value for t in ts]))
+
+
 # ---------------------------------------------------------------------------
 # Tensor methods that belong to autograd
-def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Mirrors ``Tensor.backward``."""
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
+                     inputs=None) -> None:
+    """Mirrors ``Tensor.backward``: see ``torchlike.autograd.backward``."""
+    if type(self) is not Tensor:
+        from .._ops.dispatch import _is_overloaded, handle_torch_function
+        if _is_overloaded(self):
+            return handle_torch_function(Tensor.backward, [self], (self, gradient),
+                                         dict(retain_graph=retain_graph,
+                                              create_graph=create_graph, inputs=inputs))
+    if gradient is None and retain_graph is None and not create_graph and inputs is None:
+        # the common ``loss.backward()``: skip the general argument handling
+        if not (self._requires_grad or self.grad_fn is not None):
+            raise RuntimeError(_errors.NO_GRAD_FN.format(i=0))
+        run_backward((self,), _make_grads((self,), (None,)), False, False)
+        return None
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    return None
 
 
 def _register_hook(self, hook):
-    """Mirrors ``Tensor.register_hook``: ``hook(grad)`` may return a replacement grad."""
+    """Mirrors ``Tensor.register_hook``: ``hook(grad)`` runs when the gradient w.r.t. this
+    tensor is computed and may return a replacement. Returns a handle with ``remove()``."""
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:
@@ -320,7 +455,8 @@ def _register_hook(self, hook):
 
 
 def _register_post_accumulate_grad_hook(self, hook):
-    """Mirrors ``Tensor.register_post_accumulate_grad_hook`` (leaves only)."""
+    """Mirrors ``Tensor.register_post_accumulate_grad_hook``: ``hook(tensor)`` runs after
+    the gradient was accumulated into the ``.grad`` of this leaf."""
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:
@@ -334,13 +470,16 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 
 def _retain_grad(self) -> None:
-    """Mirrors ``Tensor.retain_grad``."""
+    """Mirrors ``Tensor.retain_grad``: populate ``.grad`` of this non-leaf in backward."""
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if self.grad_fn is not None and not self._retains_grad:
-        import weakref
-        self.grad_fn._retain[self._output_nr] = weakref.ref(self)
-        self._retains_grad = True
+    if self.grad_fn is None or self._retains_grad:
+        return
+    node = self.grad_fn
+    if node._retain is None:
+        node._retain = {}
+    node._retain[self._output_nr] = weakref.ref(self)
+    self._retains_grad = True
 
 
 Tensor.backward = _tensor_backward
@@ -348,4 +487,4 @@ Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 Tensor.retain_grad = _retain_grad
 
-_ = Sequence
+_ = Iterable

@@ -1,47 +1,62 @@
 """Autograd graph nodes (``grad_fn``) and how ops record them.
 
+Mirrors ``torch.autograd.graph``: every differentiable op result gets a ``grad_fn``
+node named like PyTorch's (``MulBackward0``), whose ``next_functions`` point at the
+nodes of its inputs (``AccumulateGrad`` for leaves, ``(None, 0)`` for inputs that do
+not require grad).
+
 # Note [Backward of a node is an op]
-# An ``OpNode`` keeps the VJP closure JAX returned when the op ran (its residuals), so a
-# plain ``backward()`` is one cached executable per node. With ``create_graph=True`` the
-# node instead dispatches its VJP as a differentiable torchlike op over the saved
-# inputs, so the gradient carries its own graph and higher derivatives come for free.
+# An ``OpNode`` keeps the op's inputs (JAX arrays, immutable, so they are the values
+# the forward saw) and its static arguments. Its backward is one cached executable per
+# (op, statics, shapes, dtypes): ``jax.vjp`` of the op's pure function, re-evaluated
+# inside ``jax.jit`` so XLA keeps only what the cotangent map needs. The forward of a
+# recorded op is therefore the very same cached executable as without grad. With
+# ``create_graph=True`` the same VJP is dispatched as a differentiable torchlike op over
+# the saved input *tensors*, so the gradient carries its own graph and higher
+# derivatives come for free.
+#
+# Note [Saved tensors and versions]
+# PyTorch raises when a tensor its node saved for backward was modified in place. We
+# record, per node, the version counters of exactly the tensors PyTorch's node saves
+# (``_saved.py`` lists them per op) and compare them before the node runs. Ops whose
+# node saves no tensor (``OpSpec.saves=False``: add, views, sum...) are linear in their
+# differentiable inputs: their VJP does not need the inputs' values, so the node keeps
+# only their shapes and, like PyTorch's, can run again after the graph is "freed".
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
+from . import _saved
 
 __all__ = ["Node", "OpNode", "AccumulateGrad", "record_op", "RemovableHandle"]
 
 _seq = itertools.count()
+_INF_SEQ = float("inf")
 
 
 class RemovableHandle:
-    """Mirrors ``torch.utils.hooks.RemovableHandle``."""
+    """Mirrors ``torch.utils.hooks.RemovableHandle``: ``remove()`` unregisters the hook."""
 
     _ids = itertools.count()
 
     def __init__(self, hooks_dict: dict, extra_dicts=()):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.hooks_dict = hooks_dict
         self.id = next(RemovableHandle._ids)
-        self.extra = [weakref.ref(d) for d in extra_dicts]
+        self.extra = list(extra_dicts)
 
     def remove(self) -> None:
-        d = self.hooks_dict_ref()
-        if d is not None and self.id in d:
-            del d[self.id]
-        for ref in self.extra:
-            e = ref()
-            if e is not None and self.id in e:
-                del e[self.id]
+        self.hooks_dict.pop(self.id, None)
+        for e in self.extra:
+            e.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -50,64 +65,101 @@ class RemovableHandle:
         self.remove()
 
 
-def _camel(name: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in re.split(r"_+", name.strip("_")))
-
-
 class Node:
-    """A node of the backward graph, as PyTorch's ``torch.autograd.graph.Node``."""
+    """A node of the backward graph, as PyTorch's ``torch.autograd.graph.Node``.
+
+    ``next_functions`` is a tuple of ``(node, input_nr)`` edges, one per differentiable
+    input; ``register_hook``/``register_prehook`` add hooks run after/before the node.
+    """
+
+    __slots__ = ("_name", "next_functions", "_seq", "_pre_hooks", "_hooks",
+                 "_tensor_pre_hooks", "_retain", "_metadata", "_anomaly", "__weakref__",
+                 "__dict__")
 
     def __init__(self, name: str, next_functions: tuple = ()):
         self._name = name
         self.next_functions = next_functions
         self._seq = next(_seq)
-        self._pre_hooks: dict = {}
-        self._hooks: dict = {}
-        self._tensor_pre_hooks: dict = {}   # output_nr -> {id: fn}
-        self._retain: dict = {}             # output_nr -> weakref to tensor
-        self.metadata: dict = {}
+        self._pre_hooks = None          # {id: fn(grad_outputs)}
+        self._hooks = None              # {id: fn(grad_inputs, grad_outputs)}
+        self._tensor_pre_hooks = None   # output_nr -> {id: fn(grad)}
+        self._retain = None             # output_nr -> weakref to tensor (retain_grad)
+        self._metadata = None
+        self._anomaly = None            # forward traceback in anomaly mode
 
     def name(self) -> str:
+        """The node's class name in PyTorch, e.g. ``'MulBackward0'``."""
         return self._name
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def __repr__(self) -> str:
         return f"<{self._name} object at {hex(id(self))}>"
 
+    def _sequence_nr(self):
+        return self._seq
+
     def register_hook(self, fn):
-        """``fn(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""
+        """Mirrors ``Node.register_hook``: ``fn(grad_inputs, grad_outputs)`` runs after
+        this node; it may return replacement ``grad_inputs``."""
+        if self._hooks is None:
+            self._hooks = {}
         h = RemovableHandle(self._hooks)
         self._hooks[h.id] = fn
         return h
 
     def register_prehook(self, fn):
-        """``fn(grad_outputs)`` before this node runs; may return new grad_outputs."""
+        """Mirrors ``Node.register_prehook``: ``fn(grad_outputs)`` runs before this node;
+        it may return replacement ``grad_outputs``."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
 
     def _add_tensor_pre_hook(self, output_nr: int, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
         d = self._tensor_pre_hooks.setdefault(output_nr, {})
         h = RemovableHandle(d)
         d[h.id] = fn
         return h
 
     def _retarget(self, old: Tensor, new: Tensor) -> None:
-        ref = self._retain.get(old._output_nr)
-        if ref is not None and ref() is old:
-            self._retain[old._output_nr] = weakref.ref(new)
+        """``new`` now stands for output ``old._output_nr`` (in-place, subclass wrap)."""
+        if self._retain is not None:
+            ref = self._retain.get(old._output_nr)
+            if ref is not None and ref() is old:
+                self._retain[old._output_nr] = weakref.ref(new)
+
+    def _num_outputs(self) -> int:
+        return 1
 
     def apply(self, grads: list, create_graph: bool) -> list:
+        """Gradients for ``next_functions`` from gradients of this node's outputs."""
         raise NotImplementedError
 
     def _release(self) -> None:
-        pass
+        """Free saved values (``retain_graph=False``)."""
+
+    def __call__(self, *grads):
+        """Mirrors calling a ``grad_fn`` directly: returns its input gradients."""
+        out = self.apply(list(grads), _grad_state.enabled)
+        return out[0] if len(out) == 1 else tuple(out)
 
 
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds incoming gradients to ``variable.grad``."""
 
+    __slots__ = ("variable",)
+
     def __init__(self, variable: Tensor):
         super().__init__("AccumulateGrad")
+        self._seq = _INF_SEQ  # PyTorch runs leaves as soon as they are ready
         self.variable = variable
 
     def apply(self, grads, create_graph):
@@ -115,6 +167,7 @@ class AccumulateGrad(Node):
 
 
 def accumulate_node(leaf: Tensor) -> AccumulateGrad:
+    """The (unique, lazily made) ``AccumulateGrad`` of a leaf requiring grad."""
     ref = leaf._node_ref
     node = ref() if ref is not None else None
     if node is None:
@@ -124,155 +177,233 @@ def accumulate_node(leaf: Tensor) -> AccumulateGrad:
 
 
 def edge_of(t: Tensor):
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    gf = t.grad_fn
+    if gf is not None:
+        return (gf, t._output_nr)
     if t._requires_grad:
         return (accumulate_node(t), 0)
     return (None, 0)
 
 
-class OpNode(Node):
-    """The grad_fn of a table op: VJP residuals, saved inputs and their versions."""
+_NONE_EDGE = (None, 0)
 
-    def __init__(self, name, spec, statics, cast, diff_mask, vjp_fn, diff_tensors,
-                 all_tensors, out_avals):
-        edges = tuple(edge_of(t) if (t._requires_grad or t.grad_fn is not None) else (None, 0)
-                      for t in all_tensors)
-        super().__init__(name, edges)
-        self._spec = spec
-        self._statics = statics
-        self._cast = cast
-        self._diff_mask = diff_mask
-        self._vjp = vjp_fn
-        self._diff_tensors = diff_tensors
-        self._all_tensors = all_tensors
-        self._diff_index = [i for i, t in enumerate(all_tensors)
-                            if any(t is d for d in diff_tensors)]
-        self._versions = [t._vc.v for t in all_tensors] if spec.saves else None
-        self._out_avals = out_avals
-        self._freed = False
+
+def _backward_error(name):
+    return RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the "
+        "graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or "
+        "if you need to access saved tensors after calling backward.")
+
+
+class OpNode(Node):
+    """The grad_fn of a table op: its inputs, static arguments and saved versions."""
+
+    __slots__ = ("_spec", "_statics", "_cast", "_mask", "_dyn", "_dyn_t", "_zavals",
+                 "_edge_pos", "_single", "_saved", "_freed", "_nout")
+
+    def _num_outputs(self) -> int:
+        return self._nout
 
     def _check_saved(self) -> None:
         if self._freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or "
-                "if you need to access saved tensors after calling backward.")
-        if self._versions is not None:
-            for t, v in zip(self._all_tensors, self._versions):
-                if t._vc.v != v:
-                    from ..autograd._errors import inplace_error
-                    raise inplace_error(t, v, self)
-
-    def _cotangents(self, grads):
-        cts = []
-        for g, (shape, dt) in zip(grads, self._out_avals):
-            if not (np.issubdtype(dt, np.inexact)):
-                cts.append(np.zeros(shape, dtype=jax.dtypes.float0))
-            elif g is None:
-                cts.append(jnp.zeros(shape, dt))
-            else:
-                cts.append(g._value if isinstance(g, Tensor) else g)
-        return cts[0] if self._single else tuple(cts)
+            raise _backward_error(self._name)
+        if self._saved is not None:
+            for vc, v, dtype, shape, owner, nr in self._saved:
+                if vc.v != v:
+                    from ._errors import inplace_error
+                    raise inplace_error(vc.v, v, dtype, shape, owner, nr)
 
     def apply(self, grads, create_graph):
         self._check_saved()
         if create_graph:
-            in_grads = _differentiable_vjp(self, grads)
+            res = _differentiable_vjp(self, grads)
         else:
-            res = _run_vjp(self._vjp, self._cotangents(grads))
-            in_grads = [Tensor._wrap(r) for r in res]
+            cts = tuple(None if g is None else g._value for g in grads)
+            res = _bwd_jit(self._spec.extra["runner"], self._statics, self._cast, self._mask,
+                           self._zavals, self._dyn, cts)
+            res = [Tensor._wrap(r) for r in res]
         out = [None] * len(self.next_functions)
-        for i, g in zip(self._diff_index, in_grads):
-            out[i] = g
+        for pos, g in zip(self._edge_pos, res):
+            out[pos] = g
         return out
 
     def _release(self) -> None:
-        if self._spec.saves:
+        if self._zavals is None:   # the VJP needs the saved values: drop them
             self._freed = True
-            self._vjp = None
+            self._dyn = None
+            self._dyn_t = None
 
 
-@jax.jit
-def _run_vjp(vjp_fn, cts):
-    return vjp_fn(cts)
+# ---------------------------------------------------------------------------
+# the VJP of a table op, as one pure function
+def _bwd_impl(runner, statics, cast, mask, zavals, dyn, cts):
+    """Input cotangents (PyTorch's convention) of ``runner`` at ``dyn`` for ``cts``."""
+    from .._ops.dispatch import diff_primals, refill
+
+    if zavals is not None:
+        primals = [jnp.zeros(s, d) for s, d in zavals]
+    else:
+        primals = diff_primals(dyn, mask)
+
+    def f(*diff_inputs):
+        return runner(statics, cast, *refill(dyn, mask, iter(diff_inputs)))
+
+    outs, vjp_fn = jax.vjp(f, *primals)
+    single = not isinstance(outs, (tuple, list))
+    outs_l = [outs] if single else list(outs)
+    full = []
+    for c, o in zip(cts, outs_l):
+        if not jnp.issubdtype(o.dtype, jnp.inexact):
+            full.append(np.zeros(o.shape, jax.dtypes.float0))
+        elif c is None:
+            full.append(jnp.zeros(o.shape, o.dtype))
+        else:
+            c = c.astype(o.dtype) if c.dtype != o.dtype else c
+            # PyTorch's complex gradients are the conjugates of JAX's cotangents
+            full.append(jnp.conj(c) if jnp.iscomplexobj(c) else c)
+    res = vjp_fn(full[0] if single else type(outs)(full))
+    return tuple(jnp.conj(r) if jnp.iscomplexobj(r) else r for r in res)
+
+
+_bwd_jit = jax.jit(_bwd_impl, static_argnums=(0, 1, 2, 3, 4))
 
 
 def _differentiable_vjp(node: OpNode, grads):
-    """The node's VJP as a recorded op over (saved inputs, incoming grads)."""
+    """The node's VJP as a recorded op over (saved input tensors, incoming grads)."""
     from .._ops.dispatch import dispatch
     spec = _vjp_spec(node._spec)
-    out_grads = []
-    for g, (shape, dt) in zip(grads, node._out_avals):
-        if g is None and np.issubdtype(dt, np.inexact):
-            g = Tensor._wrap(jnp.zeros(shape, dt))
-        out_grads.append(g)
-    res = dispatch(spec, None, (node._spec, node._statics, node._cast, node._diff_mask,
-                                node._single, node._inputs_struct, out_grads), {})
+    inputs = _current_inputs(node)
+    res = dispatch(spec, None, (inputs, list(grads), node._statics, node._cast, node._mask,
+                                node._zavals), {})
     return list(res) if isinstance(res, tuple) else [res]
+
+
+def _current_inputs(node: OpNode):
+    """The saved input tensors; a tensor modified since is replaced by an alias of the
+    value the forward saw (keeping its autograd identity)."""
+    def fix(t, a):
+        if isinstance(t, Tensor):
+            if a is None:
+                return None
+            if t._value is a:
+                return t
+            al = t._alias()
+            al._storage = type(t._storage)(a)
+            al._shape, al._stride, al._offset, al._direct = tuple(a.shape), None, 0, True
+            al._requires_grad, al.grad_fn, al._output_nr = t._requires_grad, t.grad_fn, \
+                t._output_nr
+            al._node_ref = t._node_ref
+            if t.grad_fn is None and t._requires_grad:
+                al._node_ref = weakref.ref(accumulate_node(t))
+            return al
+        if isinstance(t, (list, tuple)):
+            return [fix(x, y) for x, y in zip(t, a)]
+        return t
+    return [fix(t, a) for t, a in zip(node._dyn_t, node._dyn)]
 
 
 _VJP_SPECS: dict = {}
 
 
 def _vjp_spec(op_spec):
-    """A table-less op computing ``vjp(op)(cotangents)``; differentiable itself."""
+    """A table-less op computing the VJP of ``op_spec``; differentiable itself."""
     spec = _VJP_SPECS.get(op_spec.name)
     if spec is not None:
         return spec
-    from .._ops.dispatch import diff_primals, prepare, refill
+    from .._ops.dispatch import prepare
     from .._ops.spec import OpSpec
 
     runner = op_spec.extra["runner"]
 
-    def fn(opspec, statics, cast, mask, single, inputs, cts):
-        def f(*diff_inputs):
-            return runner(statics, cast, *refill(inputs, mask, iter(diff_inputs)))
-        primals = diff_primals(inputs, mask)
-        outs, vjp_fn = jax.vjp(f, *primals)
-        outs = [outs] if single else list(outs)
-        full_cts = [np.zeros(o.shape, jax.dtypes.float0)
-                    if not np.issubdtype(o.dtype, np.inexact) else c
-                    for c, o in zip(cts, outs)]
-        return tuple(vjp_fn(full_cts[0] if single else tuple(full_cts)))
+    def fn(inputs, cts, statics, cast, mask, zavals):
+        return _bwd_impl(runner, statics, cast, mask, zavals, inputs, cts)
 
     spec = OpSpec(name=op_spec.name + "_backward", fn=fn,
-                  signature="opspec, statics, cast, mask, single, inputs, cts",
+                  signature="inputs, cts, statics, cast, mask, zavals",
                   tensor_args=("inputs", "cts"), promote="none", method=False,
-                  function=False, grad_name=_camel(op_spec.name) + "BackwardBackward0")
+                  function=False, grad_name=_saved.camel(op_spec.name) + "BackwardBackward0")
     prepare(spec)
     _VJP_SPECS[op_spec.name] = spec
     return spec
 
 
+# ---------------------------------------------------------------------------
+# recording
 def grad_name(spec, vals) -> str:
     g = spec.grad_name
+    if g is None and spec.name in _saved.NAMES:
+        g = _saved.NAMES[spec.name]
     if g is None:
-        return _camel(spec.name) + "Backward0"
+        g = spec.extra.get("_default_grad_name")
+        if g is None:
+            g = spec.extra["_default_grad_name"] = _saved.camel(spec.name) + "Backward0"
+        return g
     if callable(g):
         return g(*vals)
     return g
 
 
+def _edges_and_mask(spec, dyn_t):
+    """(edges, mask, edge position of each differentiable leaf) of an op's tensor args."""
+    info = _saved.edge_info(spec)
+    edges: list = []
+    pos: list = []
+    mask = tuple(_leaf_mask(v, info[k], edges, pos) for k, v in enumerate(dyn_t))
+    return tuple(edges), mask, pos
+
+
+def _leaf_mask(v, kind, edges, pos):
+    if isinstance(v, Tensor):
+        m = v._requires_grad and (v.dtype.is_floating_point or v.dtype.is_complex)
+        if kind:
+            if m:
+                pos.append(len(edges))
+                edges.append(edge_of(v))
+            else:
+                edges.append(_NONE_EDGE)
+        return m
+    if isinstance(v, (list, tuple)):
+        return tuple(_leaf_mask(w, kind if kind != 2 else 1, edges, pos) for w in v)
+    if kind == 2 and v is not None:   # a wrapped Python scalar: PyTorch's (None, 0)
+        edges.append(_NONE_EDGE)
+    return False
+
+
 def record_op(spec, vals, statics, cast, dyn_t, dyn):
-    """Run ``spec`` with its VJP and attach a grad_fn to the differentiable outputs."""
-    diff_tensors: list = []
-    all_tensors: list = []
-    mask = _mask_of(dyn_t, diff_tensors, all_tensors)
-    out, vjp_fn = spec.jitted_vjp(statics, cast, mask, *dyn)
-    result = _wrap_recorded(spec, vals, out)
-    outs = result if isinstance(result, tuple) else (result,)
-    single = not isinstance(out, (tuple, list))
-    out_list = [out] if single else list(out)
-    avals = [(tuple(o.shape), o.dtype) for o in out_list]
-    node = OpNode(grad_name(spec, vals), spec, statics, cast, mask, vjp_fn, diff_tensors,
-                  all_tensors, avals)
+    """Run ``spec`` and attach a grad_fn to its differentiable outputs."""
+    from .._ops.dispatch import wrap_outputs
+    out = spec.jitted(statics, cast, *dyn)
+    result = wrap_outputs(spec, vals, out)
+    edges, mask, pos = _edges_and_mask(spec, dyn_t)
+    node = OpNode.__new__(OpNode)
+    Node.__init__(node, grad_name(spec, vals), edges)
+    node._spec = spec
+    node._statics = statics
+    node._cast = cast
+    node._mask = mask
+    node._edge_pos = pos
+    node._freed = False
+    single = not isinstance(result, tuple)
+    outs = (result,) if single else result
     node._single = single
-    node._inputs_struct = [v for v in dyn_t]
+    node._nout = len(outs)
+    if spec.saves:
+        node._dyn = dyn
+        node._zavals = None
+    else:
+        from .._ops.dispatch import diff_primals
+        node._zavals = tuple((tuple(a.shape), a.dtype) for a in diff_primals(dyn, mask))
+        node._dyn = _strip(dyn, mask)
+    node._dyn_t = dyn_t
+    node._saved = _saved.saved_entries(spec, node, dyn_t, outs) if spec.saves else \
+        _saved.saved_entries_linear(spec, node, dyn_t)
+    if _anomaly.enabled:
+        _anomaly.record(node)
+    nd = spec.nondiff_outputs
     for i, t in enumerate(outs):
-        if i in spec.nondiff_outputs:
+        if i in nd:
             continue
         if t.dtype.is_floating_point or t.dtype.is_complex:
             t._requires_grad = True
@@ -281,22 +412,27 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
     return result
 
 
-def _mask_of(values, diff_tensors, all_tensors) -> tuple:
-    mask = []
-    for v in values:
-        if isinstance(v, Tensor):
-            all_tensors.append(v)
-            m = v._requires_grad and (v.dtype.is_floating_point or v.dtype.is_complex)
-            if m:
-                diff_tensors.append(v)
-            mask.append(bool(m))
-        elif isinstance(v, (list, tuple)):
-            mask.append(_mask_of(v, diff_tensors, all_tensors))
+def _strip(dyn, mask):
+    """``dyn`` with its differentiable leaves replaced by None (linear ops)."""
+    out = []
+    for d, m in zip(dyn, mask):
+        if m is True:
+            out.append(None)
+        elif isinstance(m, tuple):
+            out.append(_strip(d, m))
         else:
-            mask.append(False)
-    return tuple(mask)
+            out.append(d)
+    return out
 
 
-def _wrap_recorded(spec, vals, out):
-    from .._ops.dispatch import wrap_outputs
-    return wrap_outputs(spec, vals, out)
+class _AnomalyState:
+    enabled = False
+    check_nan = True
+
+    @staticmethod
+    def record(node):
+        import traceback
+        node._anomaly = traceback.format_stack()[:-3]
+
+
+_anomaly = _AnomalyState()

@@ -1,0 +1,165 @@
+"""Per-op autograd facts that PyTorch's generated nodes encode: which tensors a node
+saves for backward (so modifying them in place raises, see Note [Saved tensors and
+versions] in graph.py) and which arguments get an edge in ``next_functions``.
+
+The tables are keyed by op name and use the op's parameter names from its signature.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["edge_info", "saved_entries", "saved_entries_linear", "camel"]
+
+
+def camel(name: str) -> str:
+    """``'add'`` -> ``'Add'``, ``'logical_not'`` -> ``'LogicalNot'``."""
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"_+", name.strip("_")))
+
+
+# What PyTorch's node saves. An entry is a tensor argument's name, "result" (every
+# output) or "resultN"; "a|b" saves ``a`` only when ``b`` requires grad.
+SAVES: dict = {
+    **{n: ("input",) for n in (
+        "abs", "acos", "asin", "atan", "acosh", "asinh", "atanh", "cos", "sin", "cosh",
+        "sinh", "log", "log10", "log1p", "log2", "lgamma", "digamma", "erf", "erfc",
+        "erfinv", "i0", "sinc", "logit", "nan_to_num", "square")},
+    **{n: ("result",) for n in (
+        "tan", "tanh", "exp", "exp2", "expm1", "sigmoid", "sqrt", "rsqrt", "reciprocal")},
+    **{n: () for n in (
+        "sign", "ceil", "floor", "round", "trunc", "frac", "deg2rad", "rad2deg", "neg",
+        "positive", "add", "sub", "rsub", "sum", "mean", "clone")},
+    "sgn": ("input", "result"),
+    "mul": ("other|input", "input|other"),
+    "div": ("other", "input|other"),
+    "true_divide": ("other", "input|other"),
+    "pow": ("input", "exponent", "result|exponent"),
+    "float_power": ("input", "exponent", "result|exponent"),
+    "atan2": ("input", "other"),
+    "hypot": ("input", "other", "result"),
+    "logaddexp": ("input", "other"),
+    "logaddexp2": ("input", "other"),
+    "xlogy": ("input", "other"),
+    "copysign": ("input", "result"),
+    "fmod": ("input|other", "other|other"),
+    "remainder": ("input|other", "other|other"),
+    "maximum": ("input", "other"),
+    "minimum": ("input", "other"),
+    "fmax": ("input", "other"),
+    "fmin": ("input", "other"),
+    "clamp": ("input", "min", "max"),
+    "clamp_min": ("input", "min"),
+    "clamp_max": ("input", "max"),
+    "lerp": ("weight", "input|weight", "end|weight"),
+    "addcmul": ("tensor2|tensor1", "tensor1|tensor2"),
+    "addcdiv": ("tensor2", "tensor1|tensor2"),
+    "where": ("condition",),
+    "_index": ("indices",),
+    "_index_put": ("indices",),
+}
+
+# How a tensor argument appears in ``next_functions``: 0 never (non-differentiable
+# arguments such as a condition or indices), 1 for tensors only (PyTorch's Scalar
+# overloads take Python numbers without an edge), 2 for tensors and Python numbers
+# (wrapped into tensors, an edge ``(None, 0)``). Unlisted arguments are 2.
+EDGES: dict = {
+    "where": {"condition": 0},
+    "pow": {"input": 1, "exponent": 1},
+    "float_power": {"input": 1, "exponent": 1},
+    "clamp": {"min": 1, "max": 1},
+    "clamp_min": {"min": 1},
+    "clamp_max": {"max": 1},
+    "rsub": {"other": 1, "input": 1},
+    "lerp": {"weight": 1},
+    "fmod": {"other": 1},
+    "remainder": {"other": 1, "input": 1},
+    "xlogy": {"input": 1, "other": 1},
+    "copysign": {"other": 1},
+    "_index": {"indices": 0},
+    "_index_put": {"indices": 0},
+}
+
+
+def _clamp_name(input, min=None, max=None):
+    from .._core.tensor import Tensor
+    return "ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor) \
+        else "ClampBackward1"
+
+
+def _rsub_name(input, other, alpha=1):
+    from .._core.tensor import Tensor
+    return "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+
+
+# PyTorch's node names where they depend on the overload, for ops that declare none.
+NAMES: dict = {"clamp": _clamp_name, "rsub": _rsub_name}
+
+
+def edge_info(spec) -> tuple:
+    info = spec.extra.get("_edge_info")
+    if info is None:
+        table = EDGES.get(spec.name, {})
+        info = spec.extra["_edge_info"] = tuple(table.get(a, 2) for a in spec.tensor_args)
+    return info
+
+
+def _plan(spec):
+    """Parsed SAVES entry: tuple of (kind, index, cond_index) with kind 'in'/'out'."""
+    plan = spec.extra.get("_save_plan")
+    if plan is not None:
+        return plan
+    entries = SAVES.get(spec.name)
+    if entries is None:
+        entries = spec.tensor_args if spec.saves else ()
+    args = spec.tensor_args
+    plan = []
+    for e in entries:
+        what, _, cond = e.partition("|")
+        ci = args.index(cond) if cond and cond in args else None
+        if what.startswith("result"):
+            plan.append(("out", int(what[6:]) if what[6:] else None, ci))
+        elif what in args:
+            plan.append(("in", args.index(what), ci))
+    plan = spec.extra["_save_plan"] = tuple(plan)
+    return plan
+
+
+def _needs(v) -> bool:
+    from .._core.tensor import Tensor
+    return isinstance(v, Tensor) and v._requires_grad
+
+
+def _entry(t, owner, nr):
+    # ``owner``: the saved input tensor itself (PyTorch names its grad_fn at the time of
+    # the error) or, for a saved output, the name of the node that made it.
+    return (t._vc, t._vc.v, t.dtype, t._shape, owner, nr)
+
+
+def saved_entries(spec, node, dyn_t, outs):
+    """Version-check entries for the tensors PyTorch's node for ``spec`` saves."""
+    from .._core.tensor import Tensor
+    plan = _plan(spec)
+    if not plan:
+        return None
+    res = []
+    for kind, i, ci in plan:
+        if ci is not None and not _needs(dyn_t[ci]):
+            continue
+        if kind == "in":
+            v = dyn_t[i]
+            vs = v if isinstance(v, (list, tuple)) else (v,)
+            for t in vs:
+                if isinstance(t, Tensor):
+                    res.append(_entry(t, t, None))
+        else:
+            for k, t in enumerate(outs):
+                if (i is None or i == k) and isinstance(t, Tensor):
+                    res.append(_entry(t, node._name, k))
+    return res or None
+
+
+def saved_entries_linear(spec, node, dyn_t):
+    """As ``saved_entries`` for ops without saved differentiable values."""
+    if spec.name not in SAVES:
+        return None
+    return saved_entries(spec, node, dyn_t, ())
