@@ -74,9 +74,18 @@ def _make_method(spec: OpSpec, name: str):
     return m
 
 
+# PyTorch evaluates ``2 + t`` as ``t.add(2)`` for commutative ops (so the graph's edges
+# come in the same order); the others swap operands.
+_COMMUTATIVE_REFLECTED = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"}
+
+
 def _make_reflected(spec: OpSpec, name: str):
-    def m(self, other):
-        return dispatch(spec, m, (other, self), {})
+    if name in _COMMUTATIVE_REFLECTED:
+        def m(self, other):
+            return dispatch(spec, m, (self, other), {})
+    else:
+        def m(self, other):
+            return dispatch(spec, m, (other, self), {})
     m.__name__ = name
     m.__qualname__ = "Tensor." + name
     return m
