@@ -367,10 +367,15 @@ def test_backward_hook_without_grad_inputs_gets_none():
     assert m.k.grad.item() == 2.0
 
 
-def test_deprecated_backward_hook_warns():
+def test_deprecated_backward_hook_sees_last_node_and_warns():
+    seen = []
     m = Scale(2)
-    with pytest.warns(FutureWarning):
-        m.register_backward_hook(lambda *a: None)
+    m.register_backward_hook(lambda mod, gi, go: seen.append((len(gi), go[0].tolist())))
+    x = tl.tensor([1.0, 1.0], requires_grad=True)
+    with pytest.warns(FutureWarning, match="non-full backward hook"):
+        out = m(x)          # forward has two nodes (mul, add): PyTorch warns
+    out.sum().backward()
+    assert seen and seen[0][1] == [1.0, 1.0]
     with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
         m.register_full_backward_hook(lambda *a: None)
     _ = (np, warnings)

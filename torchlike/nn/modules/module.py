@@ -614,17 +614,13 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook) -> RemovableHandle:
-        """The deprecated ``Module.register_backward_hook``. Differences: it behaves as
-        ``register_full_backward_hook`` (grad_input is w.r.t. the module's inputs) and
-        warns, since PyTorch's old semantics report the last op's gradients only."""
+        """The deprecated ``Module.register_backward_hook``: ``hook(module, grad_input,
+        grad_output)`` sees the gradients of the last autograd node of ``forward`` (for
+        ``Linear``: bias, input and ``weight.t()`` of ``AddmmBackward0``), as in PyTorch,
+        which warns when ``forward`` holds more than one node."""
         if self._is_full_backward_hook is True:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
-        warnings.warn("Using a non-full backward hook when the forward contains multiple "
-                      "autograd Nodes is deprecated and will be removed in future versions. "
-                      "This hook will be missing some grad_input. Please use "
-                      "register_full_backward_hook to get the documented behavior.",
-                      FutureWarning, stacklevel=2)
         self._is_full_backward_hook = False
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
@@ -667,8 +663,7 @@ class Module:
             backward_pre_hooks = list(_global_backward_pre_hooks.values()) + \
                 list(self._backward_pre_hooks.values())
         if self._backward_hooks or _global_backward_hooks:
-            full_backward_hooks = list(_global_backward_hooks.values()) + \
-                list(self._backward_hooks.values())
+            full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
         called_always_called_hooks = set()
         if _global_forward_pre_hooks or self._forward_pre_hooks:
@@ -711,8 +706,65 @@ class Module:
 
         if bw_hook is not None:
             result = bw_hook.setup_output_hook(result)
-        _ = non_full_backward_hooks
+
+        if non_full_backward_hooks:
+            # The deprecated hooks see the gradients of the *last* node of forward, as in
+            # PyTorch (e.g. (bias, input, weight.t()) of Linear's AddmmBackward0).
+            var = result
+            while not isinstance(var, Tensor):
+                if isinstance(var, dict):
+                    var = next(v for v in var.values() if isinstance(v, Tensor))
+                else:
+                    var = var[0]
+            grad_fn = var.grad_fn
+            if grad_fn is not None:
+                for hook in non_full_backward_hooks:
+                    grad_fn.register_hook(_WrappedHook(hook, self))
+                self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
         return result
+
+    def _get_backward_hooks(self):
+        full, non_full = [], []
+        if _global_backward_hooks or self._is_full_backward_hook is True:
+            full += list(_global_backward_hooks.values())
+        if self._is_full_backward_hook is True:
+            full += list(self._backward_hooks.values())
+        elif self._is_full_backward_hook is False:
+            non_full += list(self._backward_hooks.values())
+        return full, non_full
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        def flat(x):
+            if isinstance(x, Tensor):
+                return [x]
+            if isinstance(x, (tuple, list)):
+                return [t for y in x for t in flat(y)]
+            if isinstance(x, dict):
+                return [t for y in x.values() for t in flat(y)]
+            return []
+        outs = [t for t in flat(result) if t.grad_fn is not None]
+        ins = [t for t in flat(inputs) if t.requires_grad]
+        fine = len({id(t.grad_fn) for t in outs}) <= 1
+        if fine:
+            next_fns = {id(n) for n, _ in grad_fn.next_functions if n is not None}
+            for t in ins:
+                node = t.grad_fn
+                if node is None:
+                    from ...autograd.graph import accumulate_node
+                    node = accumulate_node(t)
+                if id(node) not in next_fns:
+                    fine = False
+                    break
+            if fine and len(next_fns) > len(ins):
+                # other inputs of the last node come from nodes created inside forward
+                fine = all(n is None or type(n).__name__ == "AccumulateGrad"
+                           for n, _ in grad_fn.next_functions)
+        if not fine:
+            warnings.warn("Using a non-full backward hook when the forward contains multiple "
+                          "autograd Nodes is deprecated and will be removed in future "
+                          "versions. This hook will be missing some grad_input. Please use "
+                          "register_full_backward_hook to get the documented behavior.",
+                          FutureWarning, stacklevel=3)
 
     __call__: Callable[..., Any] = _call_impl
 
@@ -930,6 +982,20 @@ class Module:
         """Mirrors ``Module.compile``: replaces ``__call__`` with a compiled forward."""
         import torchlike
         self._compiled_call_impl = torchlike.compile(self._call_impl, *args, **kwargs)
+
+
+class _WrappedHook:
+    """Calls a module hook as ``hook(module, *args)`` from a node hook."""
+
+    def __init__(self, hook, module):
+        self.hook = hook
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
 
 
 def _typename(v) -> str:
