@@ -259,6 +259,110 @@ register(OpSpec(
     saves=False, samples=lambda: []))
 
 
+# ---------------------------------------------------------------------------
+# Note [Dynamic basic indexing]
+# ``x[i]`` and ``x[i:i + b]`` in a Python loop must not compile one executable per value
+# of ``i``. Keys made only of ints, slices, None and Ellipsis therefore run through
+# ``_basic_index``: positions (ints, slice starts) are dynamic arguments applied with
+# ``lax.dynamic_index_in_dim``/``dynamic_slice_in_dim``; only lengths, steps and the key's
+# structure are static. Bounds were already checked eagerly by ``parse_key``.
+def _to_basic(t: Tensor, desc) -> tuple | None:
+    """(static description, dynamic positions) of a key of ints/slices/None/Ellipsis."""
+    if any(d[0] in ("a", "b0") for d in desc):
+        return None
+    consumed = sum(1 for d in desc if d[0] in ("s", "i"))
+    out, ints = [], []
+    dim = 0
+    for d in desc:
+        tag = d[0]
+        if tag == "n":
+            out.append(("n",))
+        elif tag == "e":
+            span = t.dim() - consumed
+            out.append(("e", span))
+            dim += span
+        elif tag == "i":
+            out.append(("i",))
+            ints.append(d[1] % t._shape[dim])
+            dim += 1
+        else:
+            n = t._shape[dim]
+            start, stop, step = slice(d[1], d[2], d[3]).indices(n)
+            length = max(0, -(-(stop - start) // step))
+            out.append(("s", length, step))
+            ints.append(start)
+            dim += 1
+    return tuple(out), ints
+
+
+def _basic_index_fn(input, desc, ints):
+    x = input
+    axis = 0
+    it = iter(ints)
+    for d in desc:
+        tag = d[0]
+        if tag == "n":
+            x = jnp.expand_dims(x, axis)
+            axis += 1
+        elif tag == "e":
+            axis += d[1]
+        elif tag == "i":
+            x = jax.lax.dynamic_index_in_dim(x, next(it), axis, keepdims=False)
+        else:
+            length, step = d[1], d[2]
+            start = next(it)
+            span = (length - 1) * step + 1 if length else 0
+            x = jax.lax.dynamic_slice_in_dim(x, start, span, axis)
+            if step != 1:
+                x = jax_slice_static(x, axis, step)
+            axis += 1
+    return x
+
+
+def jax_slice_static(x, axis, step):
+    idx = [slice(None)] * x.ndim
+    idx[axis] = slice(None, None, step)
+    return x[tuple(idx)]
+
+
+def _basic_index_meta(input, desc, ints):
+    shape, stride, off = list(input._shape), list(input.stride()), input._offset
+    dim = 0
+    it = iter(ints)
+    for d in desc:
+        tag = d[0]
+        if tag == "n":
+            shape.insert(dim, 1)
+            stride.insert(dim, shape[dim + 1] * stride[dim] if dim < len(stride) else 1)
+            dim += 1
+        elif tag == "e":
+            dim += d[1]
+        elif tag == "i":
+            off += next(it) * stride[dim]
+            del shape[dim], stride[dim]
+        else:
+            length, step = d[1], d[2]
+            start = next(it)
+            shape, stride, off = slice_meta(shape, stride, off, dim, start,
+                                            start + (length - 1) * step + 1 if length
+                                            else start, step)
+            dim += 1
+    return shape, stride, off
+
+
+def _basic_index_name(input, desc, ints):
+    last = [d[0] for d in desc if d[0] != "e"]
+    if not last:
+        return "AliasBackward0"
+    return {"i": "SelectBackward0", "s": "SliceBackward0", "n": "UnsqueezeBackward0"}[last[-1]]
+
+
+register(OpSpec(
+    "_basic_index", _basic_index_fn, "input, desc, ints", tensor_args=("input", "ints"),
+    promote="none", method=False, function=False, view=_basic_index_meta,
+    grad_name=_basic_index_name, saves=False, samples=lambda: []))
+
+
 def _getitem(self: Tensor, key):
     """Mirrors ``Tensor.__getitem__``."""
     from .dispatch import _overloaded_args, call_op, handle_torch_function
@@ -272,6 +376,9 @@ def _getitem(self: Tensor, key):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     desc, arrays = parse_key(self, key)
+    basic = _to_basic(self, desc)
+    if basic is not None:
+        return call_op("_basic_index", self, basic[0], basic[1])
     return call_op("_index", self, desc, arrays)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -550,10 +551,23 @@ def _select_meta(input, dim, index):
     return shape, stride, offset
 
 
+def _select_fn(input, dim, index):
+    # ``index`` is dynamic (see Note [Dynamic basic indexing]); bounds were checked eagerly.
+    d = dim % input.ndim
+    index = jnp.where(index < 0, index + input.shape[d], index)
+    return jax.lax.dynamic_index_in_dim(input, index, d, keepdims=False)
+
+
+def _select_index_arg(vals):
+    index = vals[2]
+    return int(index) if isinstance(index, Tensor) else index
+
+
 register(OpSpec(
-    "select", lambda input, dim, index: jnp.take(input, index, axis=dim), "input, dim, index",
+    "select", _select_fn, "input, dim, index", tensor_args=("input", "index"),
     promote="none", view=_select_meta, check=_select_meta, saves=False,
     samples=lambda: [S(arr(4, 5), 0, 1), S(arr(4, 5), 1, -1), S(arr(2, 3, 4), -1, 3)]))
+normalize_args("select", index=_select_index_arg)
 
 
 def _diag_meta(input, offset=0, dim1=0, dim2=1):
