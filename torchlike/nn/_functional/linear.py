@@ -1,3 +1,25 @@
-"""nn.functional kernels: linear (declared as table ops or built from them)."""
+"""``torch.nn.functional.linear`` and ``bilinear`` (kernels in ``_ops/nn_norm.py``)."""
 
-__all__: list = []
+from __future__ import annotations
+
+from ... import _ops  # noqa: F401  (declares the table)
+from ..._core.tensor import Tensor
+from ..._ops.dispatch import call_op
+
+__all__ = ["linear", "bilinear"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Mirrors ``torch.nn.functional.linear``: ``input @ weight.T + bias``.
+
+    One fused kernel whose autograd node has the name of the last node of PyTorch's
+    composite (``AddmmBackward0`` for 2-D input with bias, ``ViewBackward0`` for n-D,
+    ``MmBackward0``/``UnsafeViewBackward0`` without bias); its ``next_functions`` lead
+    directly to ``input``, ``weight`` and ``bias``."""
+    return call_op("linear", input, weight, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Tensor | None = None) -> Tensor:
+    """Mirrors ``torch.nn.functional.bilinear``: ``y_o = x1^T W_o x2 + b_o``."""
+    return call_op("bilinear", input1, input2, weight, bias)
