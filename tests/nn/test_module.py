@@ -379,3 +379,115 @@ def test_deprecated_backward_hook_sees_last_node_and_warns():
     with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
         m.register_full_backward_hook(lambda *a: None)
     _ = (np, warnings)
+
+
+SEED_BACKWARD_HOOK = '''
+class Model(nn.Module):
+    def __init__(self):
+        super(Model, self).__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.relu1 = nn.ReLU()
+        self.fc2 = nn.Linear(4, 1)
+        self.initialize()
+
+    def initialize(self):
+        with torch.no_grad():
+            self.fc1.weight = torch.nn.Parameter(
+                torch.Tensor([[1., 2., 3.],
+                              [-4., -5., -6.],
+                              [7., 8., 9.],
+                              [-10., -11., -12.]]))
+
+            self.fc1.bias = torch.nn.Parameter(torch.Tensor([1.0, 2.0, 3.0, 4.0]))
+            self.fc2.weight = torch.nn.Parameter(torch.Tensor([[1.0, 2.0, 3.0, 4.0]]))
+            self.fc2.bias = torch.nn.Parameter(torch.Tensor([1.0]))
+
+    def forward(self, x):
+        o = self.fc1(x)
+        o = self.relu1(o)
+        o = self.fc2(o)
+        return o
+total_grad_out = []
+total_grad_in = []
+
+model = Model()
+
+def hook_fn_backward(module, grad_input, grad_output):
+    print(module)
+    print('grad_output', grad_output)
+    print('grad_input', grad_input)
+    total_grad_out.append(grad_output)
+    total_grad_in.append(grad_input)
+for name, module in model.named_children():
+    module.register_backward_hook(hook_fn_backward)
+
+x = torch.Tensor([[1.0, 1.0, 1.0]]).requires_grad_()
+o = model(x)
+o.backward()
+
+print('==========Saved inputs and outputs==========')
+for idx in range(len(total_grad_in)):
+    print('input: ', total_grad_in[idx])
+    print('output: ', total_grad_out[idx])
+'''
+
+
+def _run_source(src, lib):
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        exec(src, {"torch": lib, "nn": lib.nn})  # noqa: S102 - the seed's own snippet
+    return buf.getvalue()
+
+
+def test_seed_register_backward_hook_example_prints_like_pytorch():
+    out = _run_source(SEED_BACKWARD_HOOK, tl)
+    assert "grad_input (tensor([1.]), tensor([[1., 2., 3., 4.]])" in out
+    if HAVE_TORCH:
+        assert out == _run_source(SEED_BACKWARD_HOOK, torch)
+
+
+SEED_NET = '''
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(3, 6, 5, bias=False)
+        self.pool = nn.MaxPool2d(2, 2) # run after each conv (hence the 5x5 FC layer)
+        self.conv2 = nn.Conv2d(6, 16, 5, bias=False)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120, bias=False)
+        self.fc2 = nn.Linear(120, 84, bias=False)
+        self.fc3 = nn.Linear(84, 10, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = x.view(-1, 16 * 5 * 5)
+        x = F.relu(self.fc1(x)) #输入是列向量
+        x = F.relu(self.fc2(x))
+        x = self.fc3(x)
+        return x
+
+device = 'cpu'
+net = Net().to(device)
+print(net)
+for name, param in net.named_parameters():
+    print(name, tuple(param.shape), param.requires_grad)
+print([type(m).__name__ for m in net.modules()])
+print([n for n, _ in net.named_children()])
+'''
+
+
+def test_seed_lenet_prints_and_runs_like_pytorch():
+    out = _run_source(SEED_NET.replace("F.relu", "nn.functional.relu"), tl)
+    if HAVE_TORCH:
+        ref = _run_source(SEED_NET.replace("F.relu", "nn.functional.relu"), torch)
+        assert out == ref
+    ns = {"torch": tl, "nn": tl.nn, "F": tl.nn.functional}
+    exec(SEED_NET.replace("print(", "(lambda *a: None)("), ns)  # noqa: S102
+    net = ns["net"]
+    y = net(tl.randn(2, 3, 32, 32))
+    assert y.shape == (2, 10)
+    y.sum().backward()
+    assert net.conv1.weight.grad.shape == (6, 3, 5, 5)

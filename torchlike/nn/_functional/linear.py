@@ -16,6 +16,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     composite (``AddmmBackward0`` for 2-D input with bias, ``ViewBackward0`` for n-D,
     ``MmBackward0``/``UnsafeViewBackward0`` without bias); its ``next_functions`` lead
     directly to ``input``, ``weight`` and ``bias``."""
+    if bias is not None and isinstance(input, Tensor) and input.dim() == 2 and \
+            isinstance(weight, Tensor) and weight.dim() == 2 and \
+            input._shape[1] == weight._shape[1] and bias.dim() == 1:
+        # PyTorch's own decomposition for matrices: addmm(bias, input, weight.t()). The
+        # graph (AddmmBackward0 over bias, input and TBackward0) is then PyTorch's, which
+        # the deprecated module backward hooks expose.
+        return call_op("addmm", bias, input, call_op("t", weight))
     return call_op("linear", input, weight, bias)
 
 

@@ -764,7 +764,7 @@ class Module:
                           "autograd Nodes is deprecated and will be removed in future "
                           "versions. This hook will be missing some grad_input. Please use "
                           "register_full_backward_hook to get the documented behavior.",
-                          FutureWarning, stacklevel=3)
+                          FutureWarning, stacklevel=1)
 
     __call__: Callable[..., Any] = _call_impl
 
