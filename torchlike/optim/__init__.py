@@ -1,0 +1,24 @@
+"""torchlike.optim: optimizers and learning-rate schedulers, mirroring ``torch.optim``.
+
+Bookkeeping (param groups, state, hooks, state_dict) lives in ``optimizer.py``; the update
+rules are pure JAX/optax functions in ``_functional.py``; one file per optimizer.
+"""
+
+from . import lr_scheduler as lr_scheduler
+from . import optimizer as optimizer
+from .adadelta import Adadelta as Adadelta
+from .adagrad import Adagrad as Adagrad
+from .adam import Adam as Adam
+from .adamax import Adamax as Adamax
+from .adamw import AdamW as AdamW
+from .asgd import ASGD as ASGD
+from .lbfgs import LBFGS as LBFGS
+from .nadam import NAdam as NAdam
+from .optimizer import Optimizer as Optimizer
+from .radam import RAdam as RAdam
+from .rmsprop import RMSprop as RMSprop
+from .rprop import Rprop as Rprop
+from .sgd import SGD as SGD
+
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "optimizer"]

@@ -1,0 +1,48 @@
+"""``Adamax``: mirrors ``torch.optim.Adamax``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _functional as F
+from .adam import _check_adam_args
+from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax (Adam with the infinity norm), mirroring ``torch.optim.Adamax``. State:
+    ``step``, ``exp_avg``, ``exp_inf``. ``foreach``, ``capturable`` and ``differentiable``
+    have no effect."""
+
+    def __init__(self, params: ParamsT, lr: float = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None):
+        """Performs one step; ``closure`` (re-evaluating the loss) is optional."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            params = self._params_with_grad(group)
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _scalar(0.0)
+                    state["exp_avg"] = _zeros_like(p)
+                    state["exp_inf"] = _zeros_like(p)
+            beta1, beta2 = group["betas"]
+            self._apply_update(
+                F.adamax_update, params, ["step", "exp_avg", "exp_inf"],
+                dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
+                     weight_decay=group["weight_decay"]),
+                maximize=bool(group["maximize"]),
+                has_wd=_to_scalar(group["weight_decay"]) != 0)
+        return loss
