@@ -1,0 +1,543 @@
+"""Recurrent and attention layers against PyTorch: outputs and gradients of inputs and of
+every parameter (weights copied through ``state_dict``), in train (dropout 0) and eval
+mode; packed sequences; masks; printed texts; error paths."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+from torchlike.nn.utils import rnn as rnn_utils
+
+from .._parity import assert_same, normalize_error, requires_torch, torch
+from ._layers import check_module, copy_state
+
+pytestmark = requires_torch
+
+
+def _a(*shape, seed=0, dtype="float32"):
+    return np.random.default_rng(seed).uniform(-1, 1, shape).astype(dtype)
+
+
+def _both(name, *args, **kwargs):
+    tl.manual_seed(0)
+    torch.manual_seed(0)
+    return getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# RNN / LSTM / GRU
+RNN_CASES = [
+    ("RNN", dict(), False),
+    ("RNN", dict(nonlinearity="relu", num_layers=2), False),
+    ("RNN", dict(bidirectional=True, batch_first=True), False),
+    ("LSTM", dict(), False),
+    ("LSTM", dict(num_layers=2, bidirectional=True), True),
+    ("LSTM", dict(proj_size=3, batch_first=True), True),
+    ("LSTM", dict(proj_size=2, num_layers=2, bidirectional=True), False),
+    ("LSTM", dict(bias=False), False),
+    ("GRU", dict(), True),
+    ("GRU", dict(num_layers=3, bidirectional=True, batch_first=True), False),
+    ("GRU", dict(bias=False, num_layers=2), True),
+]
+
+
+def _hidden(name, kw, batch, seed=5):
+    nd = 2 if kw.get("bidirectional") else 1
+    L = kw.get("num_layers", 1)
+    hsz = kw.get("proj_size") or 5
+    h0 = _a(L * nd, batch, hsz, seed=seed)
+    if name == "LSTM":
+        return (h0, _a(L * nd, batch, 5, seed=seed + 1))
+    return h0
+
+
+@pytest.mark.parametrize("train", [True, False])
+@pytest.mark.parametrize("name,kw,with_h0", RNN_CASES)
+def test_rnn_layers(name, kw, with_h0, train):
+    m, t = _both(name, 4, 5, **kw)
+    x = _a(3, 6, 4, seed=1)
+    if not with_h0:
+        check_module(m, t, [x], train=train)
+        return
+    h0 = _hidden(name, kw, 3 if kw.get("batch_first") else 6)
+    if name == "LSTM":
+        check_module(m, t, [x, h0[0], h0[1]], train=train,
+                     call=lambda mod, x, h, c: mod(x, (h, c)))
+    else:
+        check_module(m, t, [x, h0], train=train)
+
+
+@pytest.mark.parametrize("name", ["RNN", "LSTM", "GRU"])
+def test_rnn_unbatched(name):
+    m, t = _both(name, 4, 5, num_layers=2)
+    check_module(m, t, [_a(7, 4, seed=2)])
+    h = _hidden(name, dict(num_layers=2), 1)
+    if name == "LSTM":
+        check_module(m, t, [_a(7, 4, seed=2), h[0][:, 0], h[1][:, 0]],
+                     call=lambda mod, x, a, b: mod(x, (a, b)))
+    else:
+        check_module(m, t, [_a(7, 4, seed=2), h[:, 0]])
+
+
+def _packed_call(lib, enforce_sorted, batch_first):
+    def call(m, x, *h):
+        lengths = [6, 2, 4] if not enforce_sorted else [6, 4, 2]
+        ru = rnn_utils if lib == "tl" else torch.nn.utils.rnn
+        p = ru.pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                    enforce_sorted=enforce_sorted)
+        if len(h) == 2:
+            out, hid = m(p, (h[0], h[1]))
+        elif len(h) == 1:
+            out, hid = m(p, h[0])
+        else:
+            out, hid = m(p)
+        padded, lens = ru.pad_packed_sequence(out, batch_first=batch_first, total_length=7)
+        return padded, lens, out.data, hid
+    return call
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+@pytest.mark.parametrize("name,kw", [("LSTM", dict(num_layers=2, bidirectional=True)),
+                                     ("GRU", dict(bidirectional=True, batch_first=True)),
+                                     ("RNN", dict(num_layers=2)),
+                                     ("LSTM", dict(proj_size=2, bidirectional=True))])
+def test_rnn_packed(name, kw, enforce_sorted):
+    m, t = _both(name, 4, 5, **kw)
+    bf = kw.get("batch_first", False)
+    x = _a(3, 7, 4, seed=3) if bf else _a(7, 3, 4, seed=3)
+    h = _hidden(name, kw, 3)
+    hs = list(h) if isinstance(h, tuple) else [h]
+    for extra in ([], hs):
+        copy_state(m, t)
+        x_tl = tl.tensor(x).requires_grad_(True)
+        x_t = torch.tensor(x).requires_grad_(True)
+        h_tl = [tl.tensor(a).requires_grad_(True) for a in extra]
+        h_t = [torch.tensor(a).requires_grad_(True) for a in extra]
+        out = _packed_call("tl", enforce_sorted, bf)(m, x_tl, *h_tl)
+        ref = _packed_call("torch", enforce_sorted, bf)(t, x_t, *h_t)
+        assert_same(out, ref, 1e-5, 1e-5)
+        w = np.random.default_rng(1).uniform(0.5, 1.5, tuple(ref[0].shape))
+        hid_o, hid_r = (out[3] if isinstance(out[3], tuple) else (out[3],),
+                        ref[3] if isinstance(ref[3], tuple) else (ref[3],))
+        (out[0].double() * tl.tensor(w)).sum().add(sum(h.double().sum() for h in hid_o)).backward()
+        (ref[0].double() * torch.tensor(w)).sum().add(
+            sum(h.double().sum() for h in hid_r)).backward()
+        assert_same(x_tl.grad, x_t.grad, 1e-4, 1e-4)
+        for a, b in zip(h_tl, h_t):
+            assert_same(a.grad, b.grad, 1e-4, 1e-4)
+        tp = dict(t.named_parameters())
+        for n, p in m.named_parameters():
+            assert_same(p.grad, tp[n].grad, 1e-4, 1e-4, n)
+            p.grad = None
+            tp[n].grad = None
+
+
+@pytest.mark.parametrize("name,kw", [("RNNCell", dict()), ("RNNCell", dict(nonlinearity="relu")),
+                                     ("LSTMCell", dict()), ("GRUCell", dict()),
+                                     ("GRUCell", dict(bias=False))])
+def test_cells(name, kw):
+    m, t = _both(name, 4, 5, **kw)
+    check_module(m, t, [_a(3, 4, seed=1)])
+    check_module(m, t, [_a(4, seed=1)])
+    if name == "LSTMCell":
+        check_module(m, t, [_a(3, 4, seed=1), _a(3, 5, seed=2), _a(3, 5, seed=3)],
+                     call=lambda mod, x, h, c: mod(x, (h, c)))
+    else:
+        check_module(m, t, [_a(3, 4, seed=1), _a(3, 5, seed=2)])
+
+
+def test_rnn_float64_and_param_names():
+    m, t = _both("LSTM", 3, 6, num_layers=2, bidirectional=True, proj_size=2)
+    assert [(k, tuple(v.shape)) for k, v in m.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in t.state_dict().items()]
+    m = nn.GRU(3, 4).double()
+    t = torch.nn.GRU(3, 4).double()
+    check_module(m, t, [_a(5, 2, 3, dtype="float64")])
+
+
+def test_rnn_init_range():
+    m = nn.LSTM(3, 16, num_layers=2)
+    for p in m.parameters():
+        v = p.detach().numpy()
+        assert np.abs(v).max() <= 0.25 and np.abs(v).max() > 0.2
+    m.flatten_parameters()
+    assert len(m.all_weights) == 2 and len(m.all_weights[0]) == 4
+
+
+def test_rnn_dropout_train_only():
+    tl.manual_seed(0)
+    m = nn.LSTM(4, 8, num_layers=3, dropout=0.5)
+    x = tl.tensor(_a(5, 2, 4))
+    m.eval()
+    a, b = m(x)[0], m(x)[0]
+    assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+    m.train()
+    c, d = m(x)[0], m(x)[0]
+    assert not np.array_equal(c.detach().numpy(), d.detach().numpy())
+    c.sum().backward()
+    assert m.weight_ih_l0.grad is not None
+
+
+def test_rnn_print():
+    pairs = [
+        ("LSTM", (10, 20), dict(num_layers=2, batch_first=True)),
+        ("GRU", (3, 4), dict(bias=False, dropout=0.5, num_layers=2, bidirectional=True)),
+        ("LSTM", (3, 4), dict(proj_size=2)),
+        ("RNN", (3, 4), dict(nonlinearity="relu")),
+        ("RNNCell", (3, 4), dict(nonlinearity="relu", bias=False)),
+        ("LSTMCell", (3, 4), dict()),
+        ("GRUCell", (3, 4), dict(bias=False)),
+    ]
+    for name, args, kw in pairs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert repr(getattr(nn, name)(*args, **kw)) == repr(getattr(torch.nn, name)(*args, **kw))
+    assert repr(nn.LSTM(10, 20, num_layers=2, batch_first=True)) == \
+        "LSTM(10, 20, num_layers=2, batch_first=True)"
+
+
+def _same_error(fn_tl, fn_t):
+    with pytest.raises(Exception) as e1:
+        fn_t()
+    with pytest.raises(Exception) as e2:
+        fn_tl()
+    assert type(e2.value).__name__ == type(e1.value).__name__, (e1.value, e2.value)
+    assert normalize_error(str(e2.value)) == str(e1.value)
+
+
+def test_rnn_errors():
+    m, t = _both("LSTM", 10, 20)
+    _same_error(lambda: m(tl.zeros(5, 3, 7)), lambda: t(torch.zeros(5, 3, 7)))
+    _same_error(lambda: m(tl.zeros(5, 3, 7, 2)), lambda: t(torch.zeros(5, 3, 7, 2)))
+    _same_error(lambda: m(tl.zeros(5, 3, 10), (tl.zeros(2, 3, 20), tl.zeros(1, 3, 20))),
+                lambda: t(torch.zeros(5, 3, 10), (torch.zeros(2, 3, 20), torch.zeros(1, 3, 20))))
+    _same_error(lambda: m(tl.zeros(5, 3, 10), (tl.zeros(3, 20), tl.zeros(3, 20))),
+                lambda: t(torch.zeros(5, 3, 10), (torch.zeros(3, 20), torch.zeros(3, 20))))
+    g, tg = _both("GRU", 10, 20, num_layers=2)
+    _same_error(lambda: g(tl.zeros(5, 3, 10), tl.zeros(1, 3, 20)),
+                lambda: tg(torch.zeros(5, 3, 10), torch.zeros(1, 3, 20)))
+    _same_error(lambda: g(tl.zeros(5, 3, 10), tl.zeros(3, 20)),
+                lambda: tg(torch.zeros(5, 3, 10), torch.zeros(3, 20)))
+    _same_error(lambda: g(tl.zeros(5, 3, 10, 1)), lambda: tg(torch.zeros(5, 3, 10, 1)))
+    for kw in (dict(proj_size=4, hidden_size=3), dict(dropout=2), dict(num_layers=0),
+               dict(hidden_size=0)):
+        base = dict(input_size=3, hidden_size=5)
+        base.update(kw)
+        _same_error(lambda: nn.LSTM(**base), lambda: torch.nn.LSTM(**base))
+    _same_error(lambda: nn.GRU(3, 4, proj_size=2), lambda: torch.nn.GRU(3, 4, proj_size=2))
+    _same_error(lambda: nn.RNN(3, 4, nonlinearity="sigmoid"),
+                lambda: torch.nn.RNN(3, 4, nonlinearity="sigmoid"))
+    c, tc = _both("GRUCell", 3, 4)
+    _same_error(lambda: c(tl.zeros(2, 2, 3)), lambda: tc(torch.zeros(2, 2, 3)))
+    with pytest.warns(UserWarning, match="dropout option adds dropout"):
+        nn.LSTM(3, 4, dropout=0.3)
+
+
+# ---------------------------------------------------------------------------
+# nn.utils.rnn
+def test_pack_utils():
+    seqs = [_a(5, 3, seed=1), _a(2, 3, seed=2), _a(4, 3, seed=3)]
+    tl_s = [tl.tensor(s).requires_grad_(True) for s in seqs]
+    t_s = [torch.tensor(s).requires_grad_(True) for s in seqs]
+    for bf in (False, True):
+        for side in ("right", "left"):
+            assert_same(rnn_utils.pad_sequence(tl_s, batch_first=bf, padding_value=-1.0,
+                                               padding_side=side),
+                        torch.nn.utils.rnn.pad_sequence(t_s, batch_first=bf, padding_value=-1.0,
+                                                        padding_side=side))
+    p1 = rnn_utils.pack_sequence(tl_s, enforce_sorted=False)
+    p2 = torch.nn.utils.rnn.pack_sequence(t_s, enforce_sorted=False)
+    assert_same(tuple(p1), tuple(p2))
+    assert_same(rnn_utils.pad_packed_sequence(p1, batch_first=True, padding_value=2.0),
+                torch.nn.utils.rnn.pad_packed_sequence(p2, batch_first=True, padding_value=2.0))
+    assert_same(rnn_utils.unpack_sequence(p1), torch.nn.utils.rnn.unpack_sequence(p2))
+    p1.data.sum().backward()
+    p2.data.sum().backward()
+    for a, b in zip(tl_s, t_s):
+        assert_same(a.grad, b.grad)
+    assert repr(p1).startswith("PackedSequence(data=tensor(")
+    padded = tl.tensor(_a(5, 3, 2))
+    lens = tl.tensor([5, 2, 4])
+    assert_same(rnn_utils.unpad_sequence(padded, lens),
+                torch.nn.utils.rnn.unpad_sequence(torch.tensor(_a(5, 3, 2)),
+                                                  torch.tensor([5, 2, 4])))
+    _same_error(lambda: rnn_utils.pack_padded_sequence(tl.zeros(5, 2, 3), [3, 5]),
+                lambda: torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [3, 5]))
+    _same_error(lambda: rnn_utils.pack_padded_sequence(tl.zeros(5, 2, 3), [5, 0]),
+                lambda: torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [5, 0]))
+    p = rnn_utils.pack_padded_sequence(tl.zeros(5, 2, 3), [5, 3])
+    pt = torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 2, 3), [5, 3])
+    _same_error(lambda: rnn_utils.pad_packed_sequence(p, total_length=3),
+                lambda: torch.nn.utils.rnn.pad_packed_sequence(pt, total_length=3))
+
+
+# ---------------------------------------------------------------------------
+# scaled_dot_product_attention
+def _sdpa_both(q, k, v, mask=None, **kw):
+    ins = [q, k, v] + ([mask] if mask is not None else [])
+    tl_in = [tl.tensor(a).requires_grad_(a.dtype != np.bool_) for a in ins]
+    t_in = [torch.tensor(a).requires_grad_(a.dtype != np.bool_) for a in ins]
+    o1 = F.scaled_dot_product_attention(*tl_in[:3], attn_mask=tl_in[3] if mask is not None
+                                        else None, **kw)
+    o2 = torch.nn.functional.scaled_dot_product_attention(
+        *t_in[:3], attn_mask=t_in[3] if mask is not None else None, **kw)
+    assert_same(o1, o2, 1e-5, 1e-5)
+    w = np.random.default_rng(0).uniform(0.5, 1.5, tuple(o2.shape))
+    (o1.double() * tl.tensor(w)).sum().backward()
+    (o2.double() * torch.tensor(w)).sum().backward()
+    for a, b in zip(tl_in, t_in):
+        if b.requires_grad:
+            assert_same(a.grad, b.grad, 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("kind", ["none", "bool", "float", "causal", "scale", "gqa",
+                                  "broadcast_mask", "3d"])
+def test_sdpa(kind):
+    q, k, v = _a(2, 4, 5, 8, seed=1), _a(2, 4, 6, 8, seed=2), _a(2, 4, 6, 3, seed=3)
+    if kind == "none":
+        _sdpa_both(q, k, v)
+    elif kind == "bool":
+        m = np.random.default_rng(4).random((5, 6)) > 0.3
+        m[:, 0] = True
+        _sdpa_both(q, k, v, m)
+    elif kind == "float":
+        _sdpa_both(q, k, v, _a(2, 4, 5, 6, seed=5))
+    elif kind == "causal":
+        _sdpa_both(q, _a(2, 4, 5, 8, seed=2), _a(2, 4, 5, 3, seed=3), is_causal=True)
+    elif kind == "scale":
+        _sdpa_both(q, k, v, scale=0.3)
+    elif kind == "gqa":
+        _sdpa_both(q, k[:, :2], v[:, :2], enable_gqa=True)
+    elif kind == "broadcast_mask":
+        _sdpa_both(q, k, v, _a(1, 1, 5, 6, seed=6))
+    else:
+        _sdpa_both(q[0], k[0], v[0], is_causal=True)
+
+
+def test_sdpa_dropout_and_errors():
+    q = tl.tensor(_a(2, 3, 4, 8))
+    tl.manual_seed(1)
+    a = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    tl.manual_seed(1)
+    b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    c = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    assert np.array_equal(a.numpy(), b.numpy()) and not np.array_equal(a.numpy(), c.numpy())
+    qt = torch.tensor(_a(2, 3, 4, 8))
+    m = np.ones((4, 4), bool)
+    _same_error(lambda: F.scaled_dot_product_attention(q[0], q[0], q[0], attn_mask=tl.tensor(m),
+                                                       is_causal=True),
+                lambda: torch.nn.functional.scaled_dot_product_attention(
+                    qt[0], qt[0], qt[0], attn_mask=torch.tensor(m), is_causal=True))
+    m = np.random.default_rng(3).random((4, 4)) > 0.3
+    m[:, 0] = True
+    _sdpa_both(_a(1, 2, 4, 8), _a(1, 2, 4, 8, seed=1), _a(1, 2, 4, 8, seed=2), m,
+               is_causal=True)
+
+
+# ---------------------------------------------------------------------------
+# MultiheadAttention
+MHA_CASES = [
+    dict(),
+    dict(batch_first=True),
+    dict(bias=False),
+    dict(add_bias_kv=True),
+    dict(add_zero_attn=True),
+    dict(add_bias_kv=True, add_zero_attn=True, batch_first=True),
+    dict(kdim=5, vdim=3),
+]
+
+
+def _mha_call(mask_kind, need_weights, average, is_causal=False, cross=False):
+    def call(m, q, k, v, *masks):
+        kw = dict(need_weights=need_weights, average_attn_weights=average)
+        if mask_kind in ("attn_bool", "attn_float", "both", "attn3d"):
+            kw["attn_mask"] = masks[0]
+        if mask_kind in ("kpm", "both"):
+            kw["key_padding_mask"] = masks[-1]
+        if is_causal:
+            kw["is_causal"] = True
+        if not cross:
+            return m(q, q, q, **kw)
+        return m(q, k, v, **kw)
+    return call
+
+
+def _masks(kind, L, S, N, heads):
+    rng = np.random.default_rng(9)
+    out = []
+    if kind in ("attn_bool", "both"):
+        m = rng.random((L, S)) > 0.7
+        m[:, 0] = False
+        out.append(m)
+    if kind == "attn3d":
+        m = rng.random((N * heads, L, S)) > 0.7
+        m[..., 0] = False
+        out.append(m)
+    if kind == "attn_float":
+        out.append(_a(L, S, seed=11))
+    if kind in ("kpm", "both"):
+        m = rng.random((N, S)) > 0.7
+        m[:, 0] = False
+        out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("kw", MHA_CASES)
+@pytest.mark.parametrize("mask_kind,need_weights,average",
+                         [("none", True, True), ("attn_bool", False, True),
+                          ("kpm", True, False), ("both", False, True),
+                          ("attn_float", True, True), ("attn3d", True, False)])
+def test_multihead_attention(kw, mask_kind, need_weights, average):
+    m, t = _both("MultiheadAttention", 8, 2, **kw)
+    bf = kw.get("batch_first", False)
+    L, S, N = 4, 5, 3
+    cross = "kdim" in kw or mask_kind != "none"
+    q = _a(N, L, 8, seed=1) if bf else _a(L, N, 8, seed=1)
+    k = _a(N, S, kw.get("kdim", 8), seed=2) if bf else _a(S, N, kw.get("kdim", 8), seed=2)
+    v = _a(N, S, kw.get("vdim", 8), seed=3) if bf else _a(S, N, kw.get("vdim", 8), seed=3)
+    if not cross:
+        k, v = q, q
+        S = L
+    masks = _masks(mask_kind, L, S, N, 2)
+    if mask_kind == "attn_float":
+        masks = [masks[0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for train in (True, False):
+            check_module(m, t, [q, k, v] + masks, train=train,
+                         call=_mha_call(mask_kind, need_weights, average, cross=cross))
+
+
+def test_multihead_attention_unbatched_and_causal():
+    m, t = _both("MultiheadAttention", 8, 2)
+    x = _a(4, 8, seed=1)
+    check_module(m, t, [x, x, x], call=_mha_call("none", True, True))
+    mask = np.triu(np.ones((4, 4), bool), 1)
+    for nw in (True, False):
+        check_module(m, t, [x, x, x, mask], call=_mha_call("attn_bool", nw, True, is_causal=True))
+    assert repr(m) == repr(t)
+    assert repr(nn.MultiheadAttention(8, 2, kdim=4, vdim=4)) == \
+        repr(torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
+    assert list(m.state_dict()) == ["in_proj_weight", "in_proj_bias", "out_proj.weight",
+                                    "out_proj.bias"]
+
+
+def test_multihead_attention_errors():
+    m, t = _both("MultiheadAttention", 8, 2)
+    _same_error(lambda: nn.MultiheadAttention(8, 3), lambda: torch.nn.MultiheadAttention(8, 3))
+    _same_error(lambda: nn.MultiheadAttention(0, 2), lambda: torch.nn.MultiheadAttention(0, 2))
+    x, xt = tl.zeros(4, 2, 8), torch.zeros(4, 2, 8)
+    _same_error(lambda: m(x, x, x, attn_mask=tl.zeros(3, 4)),
+                lambda: t(xt, xt, xt, attn_mask=torch.zeros(3, 4)))
+    _same_error(lambda: m(x, x, x, key_padding_mask=tl.zeros(2, 4, 1, dtype=tl.bool)),
+                lambda: t(xt, xt, xt, key_padding_mask=torch.zeros(2, 4, 1, dtype=torch.bool)))
+    _same_error(lambda: m(x, x, x, is_causal=True), lambda: t(xt, xt, xt, is_causal=True))
+    _same_error(lambda: m(x, x, x, attn_mask=tl.zeros(4, 4, dtype=tl.int64)),
+                lambda: t(xt, xt, xt, attn_mask=torch.zeros(4, 4, dtype=torch.int64)))
+
+
+# ---------------------------------------------------------------------------
+# Transformer family
+@pytest.mark.parametrize("kw", [dict(), dict(norm_first=True), dict(activation="gelu"),
+                                dict(batch_first=True, bias=False),
+                                dict(activation=F.gelu, layer_norm_eps=1e-3)])
+def test_transformer_encoder_layer(kw):
+    act = kw.get("activation")
+    tkw = dict(kw)
+    if act is F.gelu:
+        tkw["activation"] = torch.nn.functional.gelu
+    tl.manual_seed(0)
+    m = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, **kw)
+    t = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, **tkw)
+    bf = kw.get("batch_first", False)
+    x = _a(3, 4, 8, seed=1) if bf else _a(4, 3, 8, seed=1)
+    mask = np.triu(np.ones((4, 4), bool), 1)
+    kpm = np.zeros((3, 4), bool)
+    kpm[1, 3] = True
+    for train in (True, False):
+        check_module(m, t, [x], train=train)
+        check_module(m, t, [x, mask, kpm], train=train,
+                     call=lambda mod, s, a, b: mod(s, src_mask=a, src_key_padding_mask=b))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(norm_first=True, activation="gelu"),
+                                dict(batch_first=True)])
+def test_transformer_decoder_layer(kw):
+    tl.manual_seed(0)
+    m = nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0, **kw)
+    t = torch.nn.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0, **kw)
+    tgt, mem = _a(3, 4, 8, seed=1), _a(3, 5, 8, seed=2) if kw.get("batch_first") \
+        else _a(5, 3, 8, seed=2)
+    if not kw.get("batch_first"):
+        tgt = _a(4, 3, 8, seed=1)
+    cm = np.triu(np.full((4, 4), -np.inf, np.float32), 1)
+    for train in (True, False):
+        check_module(m, t, [tgt, mem], train=train)
+        check_module(m, t, [tgt, mem, cm], train=train,
+                     call=lambda mod, a, b, c: mod(a, b, tgt_mask=c, tgt_is_causal=True))
+
+
+def test_transformer_full():
+    kw = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2,
+              dim_feedforward=16, dropout=0.0)
+    tl.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = nn.Transformer(**kw)
+        t = torch.nn.Transformer(**kw)
+    assert [(k, tuple(v.shape)) for k, v in m.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in t.state_dict().items()]
+    assert "layers.0.self_attn.in_proj_weight" in m.encoder.state_dict()
+    src, tgt = _a(6, 2, 8, seed=1), _a(4, 2, 8, seed=2)
+    tmask = nn.Transformer.generate_square_subsequent_mask(4)
+    assert_same(tmask, torch.nn.Transformer.generate_square_subsequent_mask(4))
+    kpm = np.zeros((2, 6), bool)
+    kpm[0, 5] = True
+
+    def call(mod, s, tg, k):
+        lib = tl if isinstance(s, tl.Tensor) else torch
+        return mod(s, tg, tgt_mask=lib.nn.Transformer.generate_square_subsequent_mask(4),
+                   src_key_padding_mask=k, memory_key_padding_mask=k)
+    for train in (True, False):
+        check_module(m, t, [src, tgt, kpm], train=train, call=call, rtol=1e-4, atol=1e-4)
+    for a, b in ((m, t), (m.encoder.layers[0], t.encoder.layers[0])):
+        assert repr(a) == repr(b)
+
+
+def test_transformer_encoder_stack_and_print():
+    with warnings.catch_warnings(record=True) as w1:
+        warnings.simplefilter("always")
+        layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
+        enc = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8))
+    with warnings.catch_warnings(record=True) as w2:
+        warnings.simplefilter("always")
+        tlayer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
+        tenc = torch.nn.TransformerEncoder(tlayer, 2, norm=torch.nn.LayerNorm(8))
+    assert [str(w.message) for w in w1] == [str(w.message) for w in w2]
+    assert repr(enc) == repr(tenc)
+    x = _a(5, 2, 8, seed=3)
+    mask = np.triu(np.full((5, 5), -np.inf, np.float32), 1)
+    check_module(enc, tenc, [x, mask], call=lambda mod, a, b: mod(a, mask=b))
+    check_module(enc, tenc, [x, mask], call=lambda mod, a, b: mod(a, mask=b, is_causal=True),
+                 train=False)
+
+
+def test_transformer_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                           dim_feedforward=8)
+        t = torch.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1,
+                                 num_decoder_layers=1, dim_feedforward=8)
+    _same_error(lambda: m(tl.zeros(3, 2, 8), tl.zeros(3, 1, 8)),
+                lambda: t(torch.zeros(3, 2, 8), torch.zeros(3, 1, 8)))
+    _same_error(lambda: m(tl.zeros(3, 2, 4), tl.zeros(3, 2, 4)),
+                lambda: t(torch.zeros(3, 2, 4), torch.zeros(3, 2, 4)))
+    _same_error(lambda: nn.TransformerEncoderLayer(8, 2, activation="tanh"),
+                lambda: torch.nn.TransformerEncoderLayer(8, 2, activation="tanh"))
