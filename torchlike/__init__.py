@@ -41,3 +41,5 @@ globals().update(_ALIASES)
 del _ALIASES
 
 __version__ = "0.1.0"
+from . import optim  # noqa: E402
+from . import utils  # noqa: E402

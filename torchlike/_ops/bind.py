@@ -80,7 +80,12 @@ _COMMUTATIVE_REFLECTED = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor
 
 
 def _make_reflected(spec: OpSpec, name: str):
-    if name in _COMMUTATIVE_REFLECTED:
+    if name == "__rsub__" and "rsub" in OPS:
+        rsub = OPS["rsub"]  # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)`` (RsubBackward1)
+
+        def m(self, other):
+            return dispatch(rsub, m, (self, other), {})
+    elif name in _COMMUTATIVE_REFLECTED:
         def m(self, other):
             return dispatch(spec, m, (self, other), {})
     else:

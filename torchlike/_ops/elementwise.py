@@ -149,9 +149,11 @@ def unary(name, fn, *, promote="float", dunders=(), inplace=True, samples=None,
 
 
 def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplace=True,
-           samples=None, check=None, tensor_only=False, **kw):
+           samples=None, check=None, tensor_only=False, dynamic=(), **kw):
     """``tensor_only``: True when PyTorch accepts only Tensors (no Python numbers) for both
-    operands, "first" when only ``other`` may be a number."""
+    operands, "first" when only ``other`` may be a number. ``dynamic``: scalar parameters
+    passed as values rather than compiled in (``alpha``), so changing them between calls
+    does not compile a new executable."""
     params = tuple(p.strip().split("=")[0] for p in sig.split(",")[:2])
     kinds = (tensors_only(name, params, (0, 1)) if tensor_only is True else
              _first_tensor(name) if tensor_only == "first" else None)
@@ -162,8 +164,8 @@ def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplac
         check_broadcast(vals[0], vals[1])
         if check is not None:
             check(*vals)
-    register(OpSpec(name, fn, sig, tensor_args=params, promote=promote,
-                    dunders=dunders, inplace=inplace, check=chk,
+    register(OpSpec(name, fn, sig, tensor_args=params + tuple(dynamic), promote=promote,
+                    promote_args=params, dunders=dunders, inplace=inplace, check=chk,
                     samples=samples or (lambda: _binary_samples()), **kw))
 
 
@@ -199,33 +201,38 @@ def _float_result(*vals) -> bool:
     return False
 
 
+def _scaled(x, k):
+    """``k * x`` with the scalar ``k`` (a dynamic value) in ``x``'s dtype, as PyTorch."""
+    return x * jnp.asarray(k, dtype=jnp.result_type(x))
+
+
 def _add(input, other, alpha=1):
-    return input + other if alpha == 1 else input + alpha * other
+    return input + _scaled(other, alpha)
 
 
 def _sub(input, other, alpha=1):
-    return input - other if alpha == 1 else input - alpha * other
+    return input - _scaled(other, alpha)
 
 
 binary("add", _add, sig="input, other, *, alpha=1", dunders=("__add__", "__radd__",
                                                               "__iadd__"),
-       check=_check_alpha, saves=False,
+       check=_check_alpha, saves=False, dynamic=("alpha",),
        samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=2.0),
                                             S(arr(2, dtype="bool"), arr(2, dtype="bool"),
                                               grad=False)])
 binary("sub", _sub, sig="input, other, *, alpha=1", dunders=("__sub__", "__rsub__",
                                                               "__isub__"),
        check=lambda *v: (_check_bool_sub(*v), _check_alpha(*v)), saves=False,
-       aliases=("subtract",),
+       aliases=("subtract",), dynamic=("alpha",),
        samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=-0.5)])
 
 
 def _rsub(input, other, alpha=1):
-    return other - alpha * input
+    return other - _scaled(input, alpha)
 
 
 binary("rsub", _rsub, sig="input, other, *, alpha=1", inplace=False, method=False,
-       saves=False, tensor_only="first",
+       saves=False, tensor_only="first", dynamic=("alpha",),
        check=lambda *v: (_check_bool_sub(*v), _check_alpha(*v)),
        samples=lambda: _binary_samples(ints=False)[:3] + [S(arr(3), 2, alpha=2)])
 binary("mul", lambda a, b: a * b, dunders=("__mul__", "__rmul__", "__imul__"),
@@ -507,22 +514,24 @@ register(OpSpec(
 
 
 def _addcmul(input, tensor1, tensor2, value=1):
-    return input + value * tensor1 * tensor2
+    return input + _scaled(tensor1 * tensor2, value)
 
 
 def _addcdiv(input, tensor1, tensor2, value=1):
-    return input + value * tensor1 / tensor2
+    return input + _scaled(tensor1 / tensor2, value)
 
 
 register(OpSpec(
     "addcmul", _addcmul, "input, tensor1, tensor2, *, value=1",
-    tensor_args=("input", "tensor1", "tensor2"), inplace=True,
+    tensor_args=("input", "tensor1", "tensor2", "value"),
+    promote_args=("input", "tensor1", "tensor2"), inplace=True,
     check=lambda a, b, c, value=1: check_broadcast(a, b, c),
     samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4), value=0.5),
                      S(arr(3, 1), arr(1, 4), arr(3, 4))]))
 register(OpSpec(
     "addcdiv", _addcdiv, "input, tensor1, tensor2, *, value=1",
-    tensor_args=("input", "tensor1", "tensor2"), inplace=True,
+    tensor_args=("input", "tensor1", "tensor2", "value"),
+    promote_args=("input", "tensor1", "tensor2"), inplace=True,
     check=lambda a, b, c, value=1: check_broadcast(a, b, c),
     samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4, positive=True), value=0.5)]))
 
