@@ -491,3 +491,13 @@ def test_seed_lenet_prints_and_runs_like_pytorch():
     assert y.shape == (2, 10)
     y.sum().backward()
     assert net.conv1.weight.grad.shape == (6, 3, 5, 5)
+
+
+def test_parameter_list_and_dict_print_like_pytorch():
+    def make(lib):
+        lst = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))])
+        dct = lib.nn.ParameterDict({"a": lib.nn.Parameter(lib.ones(2, 3)), "b": lib.ones(1)})
+        return repr(lst) + "\n" + repr(dct)
+    out, ref = both(make)
+    if HAVE_TORCH:
+        assert _replace(out) == ref

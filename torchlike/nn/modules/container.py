@@ -352,18 +352,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        child_lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, Tensor):
-                size_str = "x".join(str(size) for size in p.size())
-                device_str = "" if p.device.type == "cpu" else f" ({p.device})"
-                parastr = "{} containing: [{} of size {}{}]".format(
-                    "Parameter" if isinstance(p, Parameter) else "Tensor",
-                    p.dtype, size_str, device_str)
-                child_lines.append("  (" + str(k) + "): " + parastr)
-            else:
-                child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)
-        return "\n".join(child_lines)
+        return _entries_repr(enumerate(self), lambda p: p.dtype)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -474,18 +463,8 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self) -> str:
-        child_lines = []
-        for k, p in self.items():
-            if isinstance(p, Tensor):
-                size_str = "x".join(str(size) for size in p.size())
-                device_str = "" if p.device.type == "cpu" else f" ({p.device})"
-                parastr = "{} containing: [{} of size {}{}]".format(
-                    "Parameter" if isinstance(p, Parameter) else "Tensor",
-                    p.dtype, size_str, device_str)
-                child_lines.append("  (" + str(k) + "): " + parastr)
-            else:
-                child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)
-        return "\n".join(child_lines)
+        from ..._core.tensor import _LEGACY_NAMES  # PyTorch's dict prints torch.typename
+        return _entries_repr(self.items(), lambda p: _LEGACY_NAMES[p.dtype])
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")
@@ -494,3 +473,19 @@ class ParameterDict(Module):
         copy = self.copy()
         copy.update(other)
         return copy
+
+
+def _entries_repr(items, type_text) -> str:
+    """PyTorch's one-line-per-entry text of ParameterList/ParameterDict."""
+    child_lines = []
+    for k, p in items:
+        if isinstance(p, Tensor):
+            size_str = "x".join(str(size) for size in p.size())
+            device_str = "" if p.device.type == "cpu" else f" ({p.device})"
+            parastr = "{} containing: [{} of size {}{}]".format(
+                "Parameter" if isinstance(p, Parameter) else "Tensor",
+                type_text(p), size_str, device_str)
+            child_lines.append("  (" + str(k) + "): " + parastr)
+        else:
+            child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)
+    return "\n".join(child_lines)
