@@ -157,8 +157,6 @@ def test_matmul_gradient_names():
     assert tl.dot(tl.ones(3, requires_grad=True), tl.ones(3)).grad_fn.name() == "DotBackward0"
 
 
-@pytest.mark.xfail(reason="dispatcher: _freeze leaves lists inside a tuple argument "
-                          "unhashable (dims=([1, 0], [0, 1]))", strict=False)
 def test_tensordot_tuple_of_lists():
     out = tl.tensordot(tl.ones(2, 3), tl.ones(3, 2), dims=([1, 0], [0, 1]))
     assert out.item() == 6.0
