@@ -501,3 +501,60 @@ def test_parameter_list_and_dict_print_like_pytorch():
     out, ref = both(make)
     if HAVE_TORCH:
         assert _replace(out) == ref
+
+
+def test_seed_container_examples_run():
+    class MyList(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linears = nn.ModuleList([nn.Linear(10, 10) for i in range(10)])
+
+        def forward(self, x):
+            for i, l in enumerate(self.linears):
+                x = self.linears[i // 2](x) + l(x)
+            return x
+
+    class MyDict(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.choices = nn.ModuleDict({
+                'conv': nn.Conv2d(10, 10, 3),
+                'pool': nn.MaxPool2d(3)
+            })
+            self.activations = nn.ModuleDict([
+                ['lrelu', nn.LeakyReLU()],
+                ['prelu', nn.PReLU()]
+            ])
+
+        def forward(self, x, choice, act):
+            x = self.choices[choice](x)
+            x = self.activations[act](x)
+            return x
+
+    assert MyList()(tl.randn(2, 10)).shape == (2, 10)
+    d = MyDict()
+    assert d(tl.randn(1, 10, 8, 8), "conv", "prelu").shape == (1, 10, 6, 6)
+    assert d(tl.randn(1, 10, 9, 9), "pool", "lrelu").shape == (1, 10, 3, 3)
+    seq = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.Conv2d(20, 64, 5), nn.ReLU())
+    seq2 = nn.Sequential(OrderedDict([
+        ('conv1', nn.Conv2d(1, 20, 5)), ('relu1', nn.ReLU()),
+        ('conv2', nn.Conv2d(20, 64, 5)), ('relu2', nn.ReLU())]))
+    x = tl.randn(1, 1, 12, 12)
+    assert seq(x).shape == seq2(x).shape == (1, 64, 4, 4)
+    if HAVE_TORCH:
+        ref = torch.nn.Sequential(OrderedDict([
+            ('conv1', torch.nn.Conv2d(1, 20, 5)), ('relu1', torch.nn.ReLU()),
+            ('conv2', torch.nn.Conv2d(20, 64, 5)), ('relu2', torch.nn.ReLU())]))
+        assert repr(seq2) == repr(ref)
+        assert repr(MyDict()) == repr(_torch_mydict())
+
+
+def _torch_mydict():
+    class MyDict(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.choices = torch.nn.ModuleDict({'conv': torch.nn.Conv2d(10, 10, 3),
+                                                'pool': torch.nn.MaxPool2d(3)})
+            self.activations = torch.nn.ModuleDict([['lrelu', torch.nn.LeakyReLU()],
+                                                    ['prelu', torch.nn.PReLU()]])
+    return MyDict()
