@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+from torchlike._ops.samples import samples_of
 from torchlike._ops.spec import OPS
 
 from ._parity import HAVE_TORCH, assert_same, convert, torch
@@ -18,7 +19,7 @@ PUBLIC = [s for s in OPS.values() if not s.name.startswith("_") and (s.function 
 def _cases():
     cases = []
     for spec in PUBLIC:
-        samples = spec.samples() if spec.samples else []
+        samples = samples_of(spec)
         for i, smp in enumerate(samples):
             cases.append(pytest.param(spec, smp, id=f"{spec.name}-{i}"))
     return cases

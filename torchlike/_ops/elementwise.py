@@ -11,7 +11,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ._common import check_broadcast
-from .samples import S, arr
+from .samples import S, arr, with_atol
 from .bind import FUNCTIONS
 from .spec import OpSpec, register
 
@@ -579,6 +579,7 @@ for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                 "asinh": ("arcsinh",), "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ())
     unary(_n, _f, domain=_d, aliases=_aliases,
           check=reject("complex", f"{_n}_vml_cpu") if _n in _NO_COMPLEX_VML else None)
+
 
 
 def _digamma(x):
@@ -1217,3 +1218,9 @@ special("zeta", _zeta, sig="input, other", tensor_args=("input", "other"),
         samples=lambda: [S(arr(3, low=1.5, high=4.0), arr(3, positive=True), grad=False),
                          S(2.0, arr(3, positive=True), grad=False),
                          S(arr(3, low=1.5, high=4.0, dtype="float64"), 2.0, grad=False)])
+
+
+# Zeros inside the sample domain (lgamma at 1 and 2, digamma near 1.46): float32 libm
+# results differ from PyTorch's in the last bits there.
+with_atol("lgamma", 1e-5)
+with_atol("digamma", 1e-5)
