@@ -6,6 +6,12 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests are reproducible run to run, and not timed: the first call of an op
+# compiles it, which can take longer than hypothesis's default deadline.
+settings.register_profile("torchlike", derandomize=True, deadline=None)
+settings.load_profile("torchlike")
 
 import torchlike  # noqa: E402,F401
 
