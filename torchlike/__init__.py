@@ -40,6 +40,6 @@ globals().update(_ops.FUNCTIONS)
 globals().update(_ALIASES)
 del _ALIASES
 
+from . import optim, utils  # noqa: E402
+
 __version__ = "0.1.0"
-from . import optim  # noqa: E402
-from . import utils  # noqa: E402
