@@ -6,9 +6,9 @@ promotion, views, version counters or autograd.
 # Note [Cached executables]
 # An op's pure function is wrapped once in ``jax.jit`` with its static parameters (and
 # the dtypes to cast inputs to) as static arguments, so JAX's C++ dispatch path caches
-# one executable per (op, static args, shapes, dtypes). When the result needs grad, a
-# second cached executable computes the forward together with ``jax.vjp``'s residuals;
-# its VJP closure is a pytree, so the backward step is one more cached executable.
+# one executable per (op, static args, shapes, dtypes). A result that needs grad comes
+# from the same executable; its backward (autograd/graph.py) is one more cached jit of
+# ``jax.vjp`` over the same runner, per op, static args and shapes.
 """
 
 from __future__ import annotations
@@ -185,7 +185,6 @@ def prepare(spec: OpSpec) -> None:
     runner = _make_runner(spec)
     spec.extra["runner"] = runner
     spec.jitted = jax.jit(runner, static_argnums=(0, 1))
-    spec.jitted_vjp = jax.jit(_make_vjp_runner(runner), static_argnums=(0, 1, 2))
 
 
 def _cast(v, c):
@@ -235,14 +234,6 @@ def refill(dyn, mask, it) -> list:
         else:
             full.append(d)
     return full
-
-
-def _make_vjp_runner(runner):
-    def vjp_runner(statics, cast, diff_mask, *dyn):
-        def f(*diff_inputs):
-            return runner(statics, cast, *refill(dyn, diff_mask, iter(diff_inputs)))
-        return jax.vjp(f, *diff_primals(dyn, diff_mask))
-    return vjp_runner
 
 
 # ---------------------------------------------------------------------------

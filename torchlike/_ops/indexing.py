@@ -218,44 +218,9 @@ def _index_fn(input, desc, arrays):
     return _with_b0_axes(input, desc)[key]
 
 
-def _basic_meta(input, desc, arrays):
-    """View metadata for keys made only of ints, slices, None and Ellipsis."""
-    if any(d[0] in ("a", "b0") for d in desc):
-        return None
-    shape, stride, off = list(input._shape), list(input.stride()), input._offset
-    consumed = sum(1 for d in desc if d[0] in ("s", "i"))
-    dim = 0
-    for d in desc:
-        tag = d[0]
-        if tag == "n":
-            shape.insert(dim, 1)
-            stride.insert(dim, 0 if False else (shape[dim + 1] * stride[dim]
-                                               if dim < len(stride) else 1))
-            dim += 1
-        elif tag == "e":
-            dim += input.dim() - consumed
-        elif tag == "s":
-            shape, stride, off = slice_meta(shape, stride, off, dim, d[1], d[2], d[3])
-            dim += 1
-        elif tag == "i":
-            i = d[1] % shape[dim]
-            off += i * stride[dim]
-            del shape[dim], stride[dim]
-    return shape, stride, off
-
-
-def _index_name(input, desc, arrays):
-    if any(d[0] in ("a", "b0") for d in desc):
-        return "IndexBackward0"
-    last = [d[0] for d in desc if d[0] != "e"]
-    if not last:
-        return "AliasBackward0"
-    return {"i": "SelectBackward0", "s": "SliceBackward0", "n": "UnsqueezeBackward0"}[last[-1]]
-
-
 register(OpSpec(
     "_index", _index_fn, "input, desc, arrays", tensor_args=("input", "arrays"),
-    promote="none", method=False, function=False, view=_basic_meta, grad_name=_index_name,
+    promote="none", method=False, function=False, grad_name="IndexBackward0",
     saves=False, samples=lambda: []))
 
 

@@ -59,7 +59,6 @@ class OpSpec:
     tensor_pos: tuple = ()
     binder: Any = None
     jitted: Any = None
-    jitted_vjp: Any = None
     api: Any = None
     method_api: Any = None
 
