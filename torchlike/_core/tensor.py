@@ -388,21 +388,14 @@ class Tensor:
         self._cache_gen = value._cache_gen
         self._idx = value._idx
 
-    def _alias(self) -> "Tensor":
-        """A tensor over the same memory and version counter, without autograd history."""
-        a = object.__new__(Tensor)
+    def _alias(self, cls: type = None) -> "Tensor":
+        """A tensor (of class ``cls``, default Tensor) over the same memory and version
+        counter, without autograd history."""
+        a = object.__new__(Tensor if cls is None else cls)
         for k in ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
                   "_cache_gen", "_idx", "_vc"):
             setattr(a, k, getattr(self, k))
-        a._requires_grad = False
-        a._grad = None
-        a.grad_fn = None
-        a._retains_grad = False
-        a._hooks = None
-        a._post_acc_hooks = None
-        a._output_nr = 0
-        a._base = None
-        a._node_ref = None
+        _init_autograd_fields(a, False)
         return a
 
     def detach(self) -> "Tensor":

@@ -24,13 +24,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
-        p = object.__new__(cls)
-        alias = data.detach()
-        for k in ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
-                  "_cache_gen", "_idx", "_vc", "_requires_grad", "_grad", "grad_fn",
-                  "_retains_grad", "_hooks", "_post_acc_hooks", "_output_nr", "_base",
-                  "_node_ref"):
-            setattr(p, k, getattr(alias, k))
+        p = data._alias(cls)  # shares data's memory, as PyTorch's Parameter does
         if requires_grad:
             p.requires_grad_(True)
         return p
