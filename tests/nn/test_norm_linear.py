@@ -98,8 +98,10 @@ LAYER_CASES = [
     ("EmbeddingBag", (10, 3), {"mode": "max"}, [I(8), np.array([0, 2, 5])]),
     ("EmbeddingBag", (10, 3), {"mode": "mean", "padding_idx": 2},
      [np.array([2, 1, 2, 3, 4, 2]), np.array([0, 2, 3])]),
+    # The last offset is len(input), as PyTorch documents; indices past it would leave
+    # PyTorch's backward reading uninitialised memory (tested without torch below).
     ("EmbeddingBag", (10, 3), {"mode": "sum", "include_last_offset": True},
-     [I(7), np.array([0, 3, 5, 6])]),
+     [I(7), np.array([0, 3, 5, 7])]),
     ("EmbeddingBag", (10, 3), {"mode": "sum", "scale_grad_by_freq": True},
      [np.array([1, 1, 2, 2]), np.array([0, 2])]),
 ]
@@ -139,6 +141,20 @@ def test_embedding_bag_per_sample_weights():
         return
     idx, off, w = I(6), np.array([0, 2, 4]), A(6)
     check_module(m, ref, [idx, off, w], train=True)
+
+
+def test_embedding_bag_include_last_offset_ignores_trailing_indices():
+    # Indices after the last offset belong to no bag: no output row, no gradient.
+    m = nn.EmbeddingBag(10, 3, mode="sum", include_last_offset=True)
+    idx = tl.tensor([9, 7, 7, 6, 8, 8, 6])
+    out = m(idx, tl.tensor([0, 3, 5, 6]))
+    assert out.shape == (3, 3)
+    w = m.weight.detach()
+    expected = tl.stack([w[9] + 2 * w[7], w[6] + w[8], w[8]])
+    assert tl.allclose(out, expected)
+    out.sum().backward()
+    counts = tl.zeros(10).index_add_(0, idx[:6], tl.ones(6))
+    assert tl.equal(m.weight.grad, counts[:, None].expand(10, 3))
 
 
 # ---------------------------------------------------------------------------
