@@ -379,6 +379,8 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        from .._compile._tracing import bump_structure
+        bump_structure()   # compiled functions must see the new storage
         self._storage = value._storage
         self._shape = value._shape
         self._stride = value._stride

@@ -23,8 +23,26 @@ from functools import partial
 from math import inf
 from typing import Any, Literal, SupportsFloat, TypedDict
 
+from .._compile import _tracing
 from .._core.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
+
+
+def _deferred_in_compiled(step):
+    """Wraps a scheduler's ``step``: while a compiled function is traced the call is
+    recorded and replayed after each call of the program, since it changes only Python
+    floats (Note [Hyper-parameters are inputs] in ``torchlike/_compile/compile.py``)."""
+    def wrapper(self, *args, **kwargs):
+        ctx = _tracing.current()
+        if ctx is not None and not self._is_initial:
+            ctx.defer(self, wrapper, args, kwargs)
+            return None
+        return step(self, *args, **kwargs)
+
+    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = \
+        step.__name__, step.__qualname__, step.__doc__
+    wrapper._deferred = True
+    return wrapper
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
@@ -64,6 +82,12 @@ class LRScheduler:
     attribute but the optimizer) and ``_step_count``. Construction performs the initial step."""
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_deferred", False):
+            cls.step = _deferred_in_compiled(step)
 
     def __init__(self, optimizer: Optimizer, last_epoch: int=-1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -123,6 +147,9 @@ class LRScheduler:
         for param_group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _update_param_group_val(param_group, 'lr', lr)
         self._last_lr: list[float | Tensor] = _param_groups_val_list(self.optimizer, 'lr')
+
+
+LRScheduler.step = _deferred_in_compiled(LRScheduler.step)
 
 
 def _warn_get_lr_called_within_step(lr_scheduler: LRScheduler) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.grad_mode import enable_grad, no_grad
+from .._compile import _tracing
 from .._core.tensor import Tensor
 from ..nn.modules.module import RemovableHandle
 
@@ -95,6 +96,9 @@ def _hooked_step(func):
         out = func(*args, **kwargs)
         self._opt_called = True
         self._step_count += 1
+        ctx = _tracing.current()
+        if ctx is not None:   # replayed on _step_count after each compiled call
+            ctx.opt_steps[self] = ctx.opt_steps.get(self, 0) + 1
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_optimizer_post_hooks.values()):
             post_hook(self, args, kwargs)
@@ -136,7 +140,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _typename(params))
-        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.state: defaultdict[Tensor, Any] = _StateDict(dict)
         self.param_groups: list[dict[str, Any]] = []
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -153,6 +157,9 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        if not isinstance(self.state, _StateDict):
+            self.state = _StateDict(dict, self.state)
+        _tracing.bump_structure()
         for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                      "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
                      "_optimizer_load_state_dict_pre_hooks",
@@ -395,6 +402,7 @@ class Optimizer:
         if not param_set.isdisjoint(id(p) for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+        _tracing.bump_structure()
 
     # ------------------------------------------------------------------ update plumbing
     def _params_with_grad(self, group: dict[str, Any]) -> list[Tensor]:
@@ -418,7 +426,11 @@ class Optimizer:
         pv = [p._value for p in params]
         gv = [p.grad._value for p in params]
         sv = {k: [_value_or_none(self.state[p].get(k)) for p in params] for k in keys}
-        hp = {k: float(_to_scalar(v)) for k, v in hp.items()}
+        ctx = _tracing.current()
+        if ctx is None:
+            hp = {k: float(_to_scalar(v)) for k, v in hp.items()}
+        else:   # Note [Hyper-parameters are inputs]
+            hp = {k: ctx.lift(_to_scalar(v)) for k, v in hp.items()}
         new_p, new_s = update(pv, gv, sv, hp, **static)
         with no_grad():
             for p, v in zip(params, new_p):
@@ -428,8 +440,26 @@ class Optimizer:
                     st = self.state[p]
                     if st.get(k) is None:
                         st[k] = Tensor._wrap(v)
+                        _tracing.bump_structure()
                     else:
                         st[k]._set_value(v)
+
+
+class _StateDict(defaultdict):
+    """``Optimizer.state``: a ``defaultdict(dict)`` that reports new entries, so compiled
+    steps know to look for new state (Note [Finding state once])."""
+
+    def __missing__(self, key):
+        _tracing.bump_structure()
+        return super().__missing__(key)
+
+    def __setitem__(self, key, value):
+        if key not in self:
+            _tracing.bump_structure()
+        super().__setitem__(key, value)
+
+    def __reduce__(self):
+        return (defaultdict, (dict, dict(self)))
 
 
 def _value_or_none(t):

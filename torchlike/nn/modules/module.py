@@ -14,6 +14,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
+from ..._compile import _tracing
 from ..._core import dtype as _dt
 from ..._core.device import device as Device
 from ..._core.grad_mode import no_grad
@@ -177,6 +178,7 @@ class Module:
     # ------------------------------------------------------------------ registration
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Mirrors ``Module.register_buffer``."""
+        _tracing.bump_structure()
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -202,6 +204,7 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Mirrors ``Module.register_parameter``."""
+        _tracing.bump_structure()
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -231,6 +234,7 @@ class Module:
 
     def add_module(self, name: str, module: "Module | None") -> None:
         """Mirrors ``Module.add_module``."""
+        _tracing.bump_structure()
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -303,6 +307,8 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value) -> None:
+        _tracing.bump_structure()   # Note [Finding state once]
+
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
@@ -364,6 +370,7 @@ class Module:
                     super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
+        _tracing.bump_structure()
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:

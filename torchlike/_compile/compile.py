@@ -1,0 +1,492 @@
+"""``torchlike.compile``: a function over stateful modules and optimizers as one XLA program.
+
+# Note [Stateful outside, pure inside]
+# On a call with a new signature the function is traced once with JAX: the arrays of
+# every storage it can reach (Note [Finding state once]) and of its tensor arguments are
+# swapped for tracers, the hyper-parameters of its optimizers and the generators' key and
+# counter become traced inputs too, and the function runs as in eager mode (the eager
+# autograd engine, hooks and custom Functions included: they only see tracers). What it
+# changed becomes the program's outputs: the storages whose array was replaced (in-place
+# updates of parameters, buffers, optimizer state, ``.grad`` accumulated in place), the
+# ``.grad`` of each leaf that got a new gradient tensor, state created during the trace
+# (an optimizer's first moments), the generators' counters, and the function's own
+# result. ``jax.jit`` compiles that program with the replaced inputs donated; each call
+# then gathers the current arrays from a cached flat list, runs the executable and writes
+# the outputs back into the same Python objects. Python code runs only while tracing:
+# what it does to Python values (appending to a list, printing) happens once per trace,
+# as with ``jax.jit``. LR-scheduler steps are the exception: they only change Python
+# floats, so they are recorded during the trace and replayed after every call (Note
+# [Hyper-parameters are inputs]).
+#
+# Note [Hyper-parameters are inputs]
+# ``param_groups[i]['lr']`` and the other float options are inputs of the program, read
+# from the groups on every call, so a scheduler or a user changing them between steps
+# takes effect without retracing. Optimizers ask the trace for the traced value of the
+# float they read (``TraceContext.lift``, by object identity). The optimizers branch on
+# some options being zero (``weight_decay != 0``); the sign of each option is therefore
+# part of the cache key, and a change of sign retraces.
+#
+# Note [Donation]
+# A donated input buffer is reused for an output, so a step does not hold two copies of
+# the model. JAX deletes a donated array, and it may be shared with other holders (a
+# cached constant, an array a user took with ``.jax()``), so only arrays this compiled
+# function produced itself on its previous call are donated; any other array that is
+# about to be replaced is first copied. In steady state nothing is copied.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import warnings
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend.core import Literal, jaxpr_as_fun
+
+from .._core import dtype as _dt
+from .._core.grad_mode import _state as _grad_state
+from .._core.tensor import Tensor
+from . import _tracing
+from .state import Found, find_state, fresh_floats, read_slot, roots_of
+
+__all__ = ["compile", "CompiledFunction", "CompileStats"]
+
+CACHE_SIZE_LIMIT = 8   # as torch._dynamo.config.cache_size_limit
+
+
+class CompileStats:
+    """What a compiled function did: ``calls``, ``traces`` (compilations), ``cache_size``
+    (programs kept) and ``last_trace_reason`` (why it last traced)."""
+
+    __slots__ = ("calls", "traces", "cache_size", "last_trace_reason")
+
+    def __init__(self):
+        self.calls = 0
+        self.traces = 0
+        self.cache_size = 0
+        self.last_trace_reason = None
+
+    def __repr__(self) -> str:
+        return (f"CompileStats(calls={self.calls}, traces={self.traces}, "
+                f"cache_size={self.cache_size}, last_trace_reason={self.last_trace_reason!r})")
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _static_key(v):
+    try:
+        hash(v)
+    except TypeError:
+        return ("id", id(v))
+    if isinstance(v, (int, float, str, bool, type(None), bytes, complex, tuple,
+                      frozenset, _dt.dtype)):
+        return (type(v), v)
+    return ("id", id(v))
+
+
+def _sign(v) -> int:
+    return (v > 0) - (v < 0)
+
+
+class _Entry:
+    """One traced and compiled program and how to read and write its state."""
+
+    __slots__ = ("run", "donate_pos", "used", "n_in", "changed", "grad_plan", "new_state",
+                 "gen_plan", "out_plan", "out_tree", "deferred", "opt_steps", "single_use",
+                 "n_storages")
+
+
+class CompiledFunction:
+    """The result of ``torchlike.compile(fn)``: call it like ``fn``.
+
+    ``stats`` (a ``CompileStats``) shows how often it traced. See ``torchlike.compile``."""
+
+    def __init__(self, fn: Callable, *, fullgraph: bool = False, dynamic: bool | None = None,
+                 mode: str | None = None, backend: str | Callable = "inductor",
+                 options: dict | None = None):
+        self._fn = fn
+        self.fullgraph, self.dynamic, self.mode, self.backend = fullgraph, dynamic, mode, \
+            backend
+        self.options = options or {}
+        self.stats = CompileStats()
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._found: Found | None = None
+        self._found_sig = None
+        self._found_epoch = -1
+        self._root_ids = None
+        self._owned: dict = {}
+        functools.update_wrapper(self, fn, updated=())
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    def __repr__(self) -> str:
+        return f"<compiled {getattr(self._fn, '__qualname__', self._fn)!r}>"
+
+    # ------------------------------------------------------------------ call
+    def __call__(self, *args, **kwargs):
+        if _tracing.current() is not None:
+            # inside another compiled function's trace: simply part of that program
+            return self._fn(*args, **kwargs)
+        self.stats.calls += 1
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
+        arg_tensors = [x for x in leaves if isinstance(x, Tensor)]
+        others = [x for x in leaves if not isinstance(x, Tensor)]
+
+        roots = roots_of(self._fn) + others
+        root_ids = tuple(map(id, roots))
+        if (self._found is None or root_ids != self._root_ids
+                or _tracing.structure_epoch() != self._found_epoch):
+            found = find_state(roots)
+            sig = (tuple(map(id, found.storages)), tuple(map(id, found.holders)),
+                   tuple((id(g), k, i) for g, k, i in found.hyper_slots),
+                   tuple(map(id, found.generators)), tuple(m.training for m in found.modules))
+            if sig != self._found_sig:
+                self._found, self._found_sig = found, sig
+            self._found_epoch = _tracing.structure_epoch()
+            self._root_ids = root_ids
+        found = self._found
+
+        # the storages of this call: found state, then the arguments' and gradients'
+        storages = list(found.storages)
+        index = dict(found.storage_index)
+        arg_pos = []
+        for t in arg_tensors:
+            st = t._storage
+            i = index.get(id(st))
+            if i is None:
+                i = index[id(st)] = len(storages)
+                storages.append(st)
+            arg_pos.append(i)
+        holders = found.holders + [t for t in arg_tensors
+                                   if t._requires_grad and t.grad_fn is None
+                                   and all(h is not t for h in found.holders)]
+        grad_pat = []
+        for p in holders:
+            g = p._grad
+            if g is None:
+                grad_pat.append(-1)
+            else:
+                st = g._storage
+                i = index.get(id(st))
+                if i is None:
+                    i = index[id(st)] = len(storages)
+                    storages.append(st)
+                grad_pat.append(i)
+        hyper = [read_slot(s) for s in found.hyper_slots]
+        gens = found.generators
+        gen_vals = []
+        for g in gens:
+            c = g._counter
+            gen_vals.append(g._key)
+            gen_vals.append(np.uint32(c) if isinstance(c, int) else c)
+
+        key = (self._found_sig,
+               tuple((x._shape, x._storage.dtype, x._requires_grad, x._offset, x._stride)
+                     if isinstance(x, Tensor) else _static_key(x) for x in leaves),
+               treedef, tuple(arg_pos), tuple(grad_pat), tuple(_sign(h) if type(h) is float else h
+                                                               for h in hyper),
+               tuple(type(c) for c in gen_vals[1::2]),
+               _grad_state.enabled, _dt.get_default_dtype())
+        entry = self._cache.get(key)
+        flat = [s.array for s in storages]
+        if entry is None:
+            bad = [f"{k}={type(read_slot((g, k, i))).__name__}"
+                   for g, k, i in found.hyper_slots
+                   if type(read_slot((g, k, i))) not in (float, int)]
+            if bad:
+                raise TypeError("torchlike.compile: optimizer hyper-parameters must be Python "
+                                "numbers when the step is compiled; got " + ", ".join(bad))
+            fresh_floats(found.hyper_slots)
+            hyper = [read_slot(s) for s in found.hyper_slots]
+            entry = self._trace(key, found, storages, arg_tensors, holders, hyper, gens,
+                                gen_vals, leaves, treedef, roots)
+            outs = self._run(entry, flat, hyper, gen_vals)
+            self._write_back(entry, storages, holders, gens, outs, traced=True)
+        else:
+            self._cache.move_to_end(key)
+            outs = self._run(entry, flat, hyper, gen_vals)
+            self._write_back(entry, storages, holders, gens, outs, traced=False)
+        if entry.single_use:
+            self._cache.pop(key, None)
+            self.stats.cache_size = len(self._cache)
+            self._found = None
+        else:
+            self._found_epoch = _tracing.structure_epoch()
+        return self._outputs(entry, outs)
+
+    # ------------------------------------------------------------------ trace
+    def _trace(self, key, found, storages, arg_tensors, holders, hyper, gens, gen_vals,
+               leaves, treedef, roots) -> _Entry:
+        reason = "first call" if not self.stats.traces else "new input signature or state"
+        n_s, n_h = len(storages), len(hyper)
+        orig_arrays = [s.array for s in storages]
+        orig_grads = [p._grad for p in holders]
+        orig_gens = [g._state_leaves() for g in gens]
+        opt_snap = [(opt, {p: dict(st) for p, st in opt.state.items()})
+                    for opt in found.optimizers]
+        args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+        ctx = _tracing.TraceContext()
+        entry = _Entry()
+        entry.n_storages = n_s
+        known = {id(s) for s in storages}
+
+        def pure(flat):
+            s_in, h_in, g_in = flat[:n_s], flat[n_s:n_s + n_h], flat[n_s + n_h:]
+            for s, a in zip(storages, s_in):
+                s.array = a
+                s.gen += 1
+            ctx.hyper = {id(v): t for v, t in zip(hyper, h_in) if type(v) is float}
+            for j, g in enumerate(gens):
+                g._set_state_leaves(g_in[2 * j], g_in[2 * j + 1])
+            with ctx:
+                result = self._fn(*args, **kwargs)
+            outs: list = []
+            entry.changed = [i for i, (s, a) in enumerate(zip(storages, s_in))
+                             if s.array is not a]
+            outs.extend(storages[i].array for i in entry.changed)
+            entry.grad_plan = []
+            for p, g0 in zip(holders, orig_grads):
+                g = p._grad
+                if g is None:
+                    entry.grad_plan.append(None)
+                elif g is g0 or id(g._storage) in known:
+                    entry.grad_plan.append(("same", g))
+                else:
+                    entry.grad_plan.append(("new", len(outs)))
+                    outs.append(g._value)
+            grad_ids = {id(p._grad._storage) for p in holders if p._grad is not None}
+            post = find_state(roots)
+            entry.new_state = []
+            for st in post.storages:
+                if id(st) not in known and id(st) not in grad_ids \
+                        and isinstance(st.array, jax.core.Tracer):
+                    entry.new_state.append((st, len(outs)))
+                    outs.append(st.array)
+            entry.gen_plan = []
+            for j, g in enumerate(gens):
+                k, c = g._state_leaves()
+                if k is g_in[2 * j] and c is g_in[2 * j + 1]:
+                    entry.gen_plan.append(None)
+                else:
+                    entry.gen_plan.append(len(outs))
+                    outs.append(k)
+                    outs.append(jnp.asarray(c, jnp.uint32))
+            o_leaves, entry.out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_tensor)
+            entry.out_plan = []
+            for x in o_leaves:
+                if isinstance(x, Tensor):
+                    if any(x is t for t in arg_tensors) or (
+                            x._direct and id(x._storage) in known and x.grad_fn is None):
+                        entry.out_plan.append(("obj", x))
+                    else:
+                        entry.out_plan.append(("new", len(outs), x._requires_grad
+                                               and x.grad_fn is None and False))
+                        outs.append(x._value)
+                elif isinstance(x, jax.core.Tracer):
+                    entry.out_plan.append(("array", len(outs)))
+                    outs.append(x)
+                else:
+                    entry.out_plan.append(("const", x))
+            entry.deferred = []
+            for obj, method, d_args, d_kwargs in ctx.deferred:
+                d_leaves, d_tree = jax.tree_util.tree_flatten((d_args, d_kwargs),
+                                                              is_leaf=_is_tensor)
+                plan = []
+                for x in d_leaves:
+                    if isinstance(x, Tensor):
+                        plan.append(("t", len(outs)))
+                        outs.append(x._value)
+                    else:
+                        plan.append(("c", x))
+                entry.deferred.append((obj, method, plan, d_tree))
+            entry.opt_steps = list(ctx.opt_steps.items())
+            entry.single_use = bool(entry.new_state)
+            return outs
+
+        flat_in = orig_arrays + list(hyper) + gen_vals
+        try:
+            closed = jax.make_jaxpr(pure)(flat_in)
+        except BaseException:
+            self._restore(storages, orig_arrays, holders, orig_grads, gens, orig_gens,
+                          opt_snap)
+            raise
+        # the Python objects now hold tracers: put the concrete values back until the
+        # program has run and the write-back replaces what changed
+        self._restore(storages, orig_arrays, holders, None, gens, orig_gens, None)
+        entry.n_in = len(flat_in)
+        used_vars = set()
+        for eqn in closed.jaxpr.eqns:
+            used_vars.update(v for v in eqn.invars if not isinstance(v, Literal))
+        used_vars.update(v for v in closed.jaxpr.outvars if not isinstance(v, Literal))
+        invars = closed.jaxpr.invars
+        entry.used = [i for i, v in enumerate(invars) if v in used_vars]
+        pos = {i: k for k, i in enumerate(entry.used)}
+        entry.donate_pos = tuple(pos[i] for i in entry.changed if i in pos)
+        avals = [v.aval for v in invars]
+        fun = jaxpr_as_fun(closed)
+        used = entry.used
+
+        def run(*used_args):
+            full = [jnp.zeros(a.shape, a.dtype) for a in avals]
+            for i, a in zip(used, used_args):
+                full[i] = a
+            return fun(*full)
+
+        entry.run = jax.jit(run, donate_argnums=entry.donate_pos)
+        self._cache[key] = entry
+        while len(self._cache) > CACHE_SIZE_LIMIT:
+            self._cache.popitem(last=False)
+            warnings.warn(f"torchlike.compile: {getattr(self._fn, '__qualname__', self._fn)} "
+                          f"was traced for more than {CACHE_SIZE_LIMIT} different "
+                          "signatures; the oldest programs are dropped (inputs of varying "
+                          "shapes retrace: pad them to a few fixed sizes)", stacklevel=3)
+        self.stats.traces += 1
+        self.stats.cache_size = len(self._cache)
+        self.stats.last_trace_reason = reason
+        return entry
+
+    @staticmethod
+    def _restore(storages, arrays, holders, grads, gens, gen_states, opt_snap) -> None:
+        for s, a in zip(storages, arrays):
+            s.array = a
+            s.gen += 1
+        if grads is not None:
+            for p, g in zip(holders, grads):
+                p._grad = g
+        for g, st in zip(gens, gen_states):
+            g._set_state_leaves(*st)
+        if opt_snap is not None:
+            for opt, snap in opt_snap:
+                opt.state.clear()
+                opt.state.update(snap)
+
+    # ------------------------------------------------------------------ run
+    def _run(self, entry: _Entry, flat, hyper, gen_vals) -> list:
+        full = flat + hyper + gen_vals
+        args = [full[i] for i in entry.used]
+        owned = self._owned
+        for k in entry.donate_pos:
+            a = args[k]
+            if owned.get(id(a)) is not a:
+                args[k] = jnp.copy(a)   # Note [Donation]: never delete a foreign buffer
+        return entry.run(*args)
+
+    def _write_back(self, entry: _Entry, storages, holders, gens, outs, traced) -> None:
+        owned = {}
+        k = 0
+        for i in entry.changed:
+            s = storages[i]
+            s.array = a = outs[k]
+            s.gen += 1
+            owned[id(a)] = a
+            k += 1
+        for i in entry.changed:
+            if i < len(self._found.owners):
+                self._found.owners[i]._vc.v += 1
+        for p, plan in zip(holders, entry.grad_plan):
+            if plan is None:
+                p._grad = None
+            elif plan[0] == "same":
+                if not traced:
+                    continue
+                p._grad = plan[1]
+            else:
+                a = outs[plan[1]]
+                owned[id(a)] = a
+                if traced and p._grad is not None and isinstance(p._grad._storage.array,
+                                                                 jax.core.Tracer):
+                    g = p._grad
+                    g._storage.array = a
+                    g._storage.gen += 1
+                else:
+                    p._grad = Tensor._wrap(a)
+        for st, j in entry.new_state:
+            st.array = a = outs[j]
+            st.gen += 1
+            owned[id(a)] = a
+        for g, j in zip(gens, entry.gen_plan):
+            if j is not None:
+                g._set_state_leaves(outs[j], outs[j + 1])
+        self._owned = owned
+        for obj, method, plan, d_tree in entry.deferred:
+            vals = [Tensor._wrap(outs[x[1]]) if x[0] == "t" else x[1] for x in plan]
+            d_args, d_kwargs = jax.tree_util.tree_unflatten(d_tree, vals)
+            method(obj, *d_args, **d_kwargs)
+        if not traced:
+            for opt, n in entry.opt_steps:
+                opt._step_count += n
+
+    @staticmethod
+    def _outputs(entry: _Entry, outs):
+        vals = []
+        for plan in entry.out_plan:
+            kind = plan[0]
+            if kind == "obj":
+                vals.append(plan[1])
+            elif kind == "new":
+                vals.append(Tensor._wrap(outs[plan[1]]))
+            elif kind == "array":
+                vals.append(outs[plan[1]])
+            else:
+                vals.append(plan[1])
+        return jax.tree_util.tree_unflatten(entry.out_tree, vals)
+
+
+def compile(model: Callable | None = None, *, fullgraph: bool = False,
+            dynamic: bool | None = None, backend: str | Callable = "inductor",
+            mode: str | None = None, options: dict[str, Any] | None = None,
+            disable: bool = False):
+    """Compile ``model`` (a function or an ``nn.Module``) into one XLA program per input
+    signature, mirroring ``torch.compile``'s interface.
+
+    A function may read and change modules, optimizers, LR schedulers and the random
+    generator it reaches (its arguments, closure and the globals it names): parameters,
+    buffers, ``.grad``, optimizer state and hyper-parameters, BatchNorm statistics and the
+    RNG state are inputs of the program and what it changes is written back after each
+    call, so ``optimizer.zero_grad(); loss = loss_fn(model(x), y); loss.backward();
+    optimizer.step(); scheduler.step()`` compiles as a whole and matches eager mode.
+    ``compile(module)`` returns a module whose forward is compiled (``_orig_mod`` is the
+    original, as in PyTorch).
+
+    Keyword arguments, as ``torch.compile``'s:
+
+    * ``fullgraph``: accepted; the whole function is always one program (there are no
+      graph breaks: what cannot be traced raises instead).
+    * ``dynamic``: accepted and ignored: XLA programs have static shapes, so every new
+      input shape traces again (``stats.traces`` counts it; at most 8 programs are kept).
+    * ``mode``: accepted and ignored (XLA chooses its own optimisations).
+    * ``backend``: ``"eager"``/``"aot_eager"`` run ``model`` uncompiled (useful to debug);
+      any other value (``"inductor"``, the default) compiles with XLA through ``jax.jit``.
+    * ``disable=True`` returns ``model`` unchanged.
+
+    Differences from PyTorch: Python side effects of the function (printing, appending to
+    lists, hooks' own bookkeeping) happen while tracing, not on every call; tensors
+    returned after a ``backward()`` inside the function carry no ``grad_fn``; code that
+    needs a tensor's value in Python (``.item()``, ``if t:``) raises while tracing.
+    """
+    def wrap(m):
+        if disable or backend in ("eager", "aot_eager"):
+            return m
+        from ..nn.modules.module import Module
+        if isinstance(m, Module):
+            from .module import OptimizedModule
+            return OptimizedModule(m, CompiledFunction(m.__call__, fullgraph=fullgraph,
+                                                       dynamic=dynamic, mode=mode,
+                                                       backend=backend, options=options))
+        if not callable(m):
+            raise RuntimeError(f"torchlike.compile: expected a callable or a Module, got "
+                               f"{type(m).__name__}")
+        return CompiledFunction(m, fullgraph=fullgraph, dynamic=dynamic, mode=mode,
+                                backend=backend, options=options)
+
+    if model is None:
+        return wrap
+    return wrap(model)
