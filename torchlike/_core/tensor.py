@@ -453,6 +453,27 @@ class Tensor:
     def __jax_array__(self):
         return self._value
 
+    def jax(self) -> jax.Array:
+        """The tensor's current JAX array, without copying (for a view: its values).
+
+        torchlike's counterpart of ``Tensor.numpy()`` for JAX; works on tensors that
+        require grad (the array carries no autograd history) and on traced tensors (the
+        tracer). JAX arrays are immutable: later in-place writes to the tensor install a
+        new array and leave the returned one as it was (see
+        Note [What sharing means over immutable arrays] in ``_core/interop.py``)."""
+        return self._value
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Mirrors ``Tensor.__dlpack__``: a DLPack capsule over the current buffer
+        (zero-copy). Raises ``BufferError`` for tensors that require grad, as PyTorch."""
+        from .interop import dlpack_export
+        return dlpack_export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple:
+        """Mirrors ``Tensor.__dlpack_device__``: ``(DLDeviceType, index)``."""
+        from .interop import dlpack_device
+        return dlpack_device(self)
+
     def __len__(self) -> int:
         if not self._shape:
             raise TypeError("len() of a 0-d tensor")
