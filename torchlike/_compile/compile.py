@@ -98,7 +98,7 @@ class _Entry:
 
     __slots__ = ("run", "donate_pos", "used", "n_in", "changed", "grad_plan", "new_state",
                  "gen_plan", "out_plan", "out_tree", "deferred", "opt_steps", "single_use",
-                 "n_storages")
+                 "changed_pos", "agnostic", "diff_in", "diff_out", "bwd")
 
 
 class CompiledFunction:
@@ -115,6 +115,7 @@ class CompiledFunction:
         self.options = options or {}
         self.stats = CompileStats()
         self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._agnostic: collections.OrderedDict = collections.OrderedDict()
         self._found: Found | None = None
         self._found_sig = None
         self._found_epoch = -1
@@ -139,64 +140,65 @@ class CompiledFunction:
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
         arg_tensors = [x for x in leaves if isinstance(x, Tensor)]
         others = [x for x in leaves if not isinstance(x, Tensor)]
+        found = self._state(others)
 
-        roots = roots_of(self._fn) + others
-        root_ids = tuple(map(id, roots))
-        if (self._found is None or root_ids != self._root_ids
-                or _tracing.structure_epoch() != self._found_epoch):
-            found = find_state(roots)
-            sig = (tuple(map(id, found.storages)), tuple(map(id, found.holders)),
-                   tuple((id(g), k, i) for g, k, i in found.hyper_slots),
-                   tuple(map(id, found.generators)), tuple(m.training for m in found.modules))
-            if sig != self._found_sig:
-                self._found, self._found_sig = found, sig
-            self._found_epoch = _tracing.structure_epoch()
-            self._root_ids = root_ids
-        found = self._found
-
-        # the storages of this call: found state, then the arguments' and gradients'
-        storages = list(found.storages)
-        index = dict(found.storage_index)
+        # the storages of this call: found state and the arguments' (``base``), then the
+        # gradients' (last, so a program that ignores them serves any gradient layout)
+        base = found.storages
+        index = found.storage_index
         arg_pos = []
+        extra = None
         for t in arg_tensors:
             st = t._storage
             i = index.get(id(st))
             if i is None:
-                i = index[id(st)] = len(storages)
-                storages.append(st)
+                if extra is None:
+                    base, index, extra = list(base), dict(index), True
+                i = index[id(st)] = len(base)
+                base.append(st)
             arg_pos.append(i)
-        holders = found.holders + [t for t in arg_tensors
-                                   if t._requires_grad and t.grad_fn is None
-                                   and all(h is not t for h in found.holders)]
-        grad_pat = []
-        for p in holders:
-            g = p._grad
-            if g is None:
-                grad_pat.append(-1)
-            else:
+        holders = found.holders
+        arg_holders = [t for t in arg_tensors if t._requires_grad and t.grad_fn is None
+                       and id(t) not in found.holder_ids]
+        if arg_holders:
+            holders = holders + arg_holders
+        hyper = [read_slot(s) for s in found.hyper_slots]
+        gen_vals = []
+        for g in found.generators:
+            c = g._counter
+            gen_vals.append(g._key)
+            gen_vals.append(np.uint32(c) if type(c) is int else c)
+        base_key = (self._found_sig,
+                    tuple((x._shape, x._storage.dtype, x._requires_grad, x._offset,
+                           x._stride) if isinstance(x, Tensor) else _static_key(x)
+                          for x in leaves),
+                    treedef, tuple(arg_pos),
+                    tuple(_sign(h) if type(h) is float else h for h in hyper),
+                    tuple(type(c) for c in gen_vals[1::2]),
+                    _grad_state.enabled, _dt.get_default_dtype())
+        full = [s.array for s in base] + hyper + gen_vals
+        grad_storages = []
+        entry = self._agnostic.get(base_key)
+        key = base_key
+        if entry is None:
+            gidx = {}
+            grad_pat = []
+            for p in holders:
+                g = p._grad
+                if g is None:
+                    grad_pat.append(-1)
+                    continue
                 st = g._storage
                 i = index.get(id(st))
                 if i is None:
-                    i = index[id(st)] = len(storages)
-                    storages.append(st)
+                    i = gidx.get(id(st))
+                    if i is None:
+                        i = gidx[id(st)] = len(base) + len(grad_storages)
+                        grad_storages.append(st)
                 grad_pat.append(i)
-        hyper = [read_slot(s) for s in found.hyper_slots]
-        gens = found.generators
-        gen_vals = []
-        for g in gens:
-            c = g._counter
-            gen_vals.append(g._key)
-            gen_vals.append(np.uint32(c) if isinstance(c, int) else c)
-
-        key = (self._found_sig,
-               tuple((x._shape, x._storage.dtype, x._requires_grad, x._offset, x._stride)
-                     if isinstance(x, Tensor) else _static_key(x) for x in leaves),
-               treedef, tuple(arg_pos), tuple(grad_pat), tuple(_sign(h) if type(h) is float else h
-                                                               for h in hyper),
-               tuple(type(c) for c in gen_vals[1::2]),
-               _grad_state.enabled, _dt.get_default_dtype())
-        entry = self._cache.get(key)
-        flat = [s.array for s in storages]
+            key = (base_key, tuple(grad_pat))
+            entry = self._cache.get(key)
+            full.extend(s.array for s in grad_storages)
         if entry is None:
             bad = [f"{k}={type(read_slot((g, k, i))).__name__}"
                    for g, k, i in found.hyper_slots
@@ -206,27 +208,68 @@ class CompiledFunction:
                                 "numbers when the step is compiled; got " + ", ".join(bad))
             fresh_floats(found.hyper_slots)
             hyper = [read_slot(s) for s in found.hyper_slots]
-            entry = self._trace(key, found, storages, arg_tensors, holders, hyper, gens,
-                                gen_vals, leaves, treedef, roots)
-            outs = self._run(entry, flat, hyper, gen_vals)
-            self._write_back(entry, storages, holders, gens, outs, traced=True)
+            full[len(base):len(base) + len(hyper)] = hyper
+            entry = self._trace(found, base, grad_storages, arg_tensors, holders, hyper,
+                                gen_vals, leaves, treedef)
+            self._remember(key, base_key, entry)
+            traced = True
         else:
-            self._cache.move_to_end(key)
-            outs = self._run(entry, flat, hyper, gen_vals)
-            self._write_back(entry, storages, holders, gens, outs, traced=False)
+            traced = False
+        storages = base + grad_storages
+        outs = self._run(entry, full)
+        self._write_back(entry, storages, holders, found, outs, traced)
         if entry.single_use:
-            self._cache.pop(key, None)
-            self.stats.cache_size = len(self._cache)
+            self._forget(entry)
             self._found = None
         else:
             self._found_epoch = _tracing.structure_epoch()
-        return self._outputs(entry, outs)
+        made = _attach(entry, full, outs) if entry.diff_out else None
+        return self._outputs(entry, outs, made)
+
+    def _state(self, others) -> Found:
+        """The cached ``Found`` for the current roots (Note [Finding state once])."""
+        roots = roots_of(self._fn) + others
+        root_ids = tuple(map(id, roots))
+        if (self._found is None or root_ids != self._root_ids
+                or _tracing.structure_epoch() != self._found_epoch):
+            found = find_state(roots)
+            sig = (tuple(map(id, found.storages)), tuple(map(id, found.holders)),
+                   tuple((id(g), k, i) for g, k, i in found.hyper_slots),
+                   tuple(map(id, found.generators)), tuple(m.training for m in found.modules))
+            if sig != self._found_sig or self._found is None:
+                found.roots = roots
+                self._found, self._found_sig = found, sig
+            self._found_epoch = _tracing.structure_epoch()
+            self._root_ids = root_ids
+        return self._found
+
+    def _remember(self, key, base_key, entry) -> None:
+        if entry.agnostic:
+            self._agnostic[base_key] = entry
+        else:
+            self._cache[key] = entry
+        while len(self._cache) + len(self._agnostic) > CACHE_SIZE_LIMIT:
+            (self._cache if self._cache else self._agnostic).popitem(last=False)
+            warnings.warn(f"torchlike.compile: {getattr(self._fn, '__qualname__', self._fn)} "
+                          f"was traced for more than {CACHE_SIZE_LIMIT} different "
+                          "signatures; the oldest programs are dropped (inputs of varying "
+                          "shapes retrace: pad them to a few fixed sizes)", stacklevel=4)
+        self.stats.cache_size = len(self._cache) + len(self._agnostic)
+
+    def _forget(self, entry) -> None:
+        for d in (self._cache, self._agnostic):
+            for k, e in list(d.items()):
+                if e is entry:
+                    del d[k]
+        self.stats.cache_size = len(self._cache) + len(self._agnostic)
 
     # ------------------------------------------------------------------ trace
-    def _trace(self, key, found, storages, arg_tensors, holders, hyper, gens, gen_vals,
-               leaves, treedef, roots) -> _Entry:
+    def _trace(self, found, base, grad_storages, arg_tensors, holders, hyper, gen_vals,
+               leaves, treedef) -> _Entry:
         reason = "first call" if not self.stats.traces else "new input signature or state"
-        n_s, n_h = len(storages), len(hyper)
+        gens = found.generators
+        storages = base + grad_storages
+        n_b, n_h, n_g = len(base), len(hyper), len(gen_vals)
         orig_arrays = [s.array for s in storages]
         orig_grads = [p._grad for p in holders]
         orig_gens = [g._state_leaves() for g in gens]
@@ -235,11 +278,13 @@ class CompiledFunction:
         args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         ctx = _tracing.TraceContext()
         entry = _Entry()
-        entry.n_storages = n_s
         known = {id(s) for s in storages}
+        # position in the flat input list of storage i
+        flat_pos = list(range(n_b)) + [n_b + n_h + n_g + j for j in range(len(grad_storages))]
 
         def pure(flat):
-            s_in, h_in, g_in = flat[:n_s], flat[n_s:n_s + n_h], flat[n_s + n_h:]
+            s_in = flat[:n_b] + flat[n_b + n_h + n_g:]
+            h_in, g_in = flat[n_b:n_b + n_h], flat[n_b + n_h:n_b + n_h + n_g]
             for s, a in zip(storages, s_in):
                 s.array = a
                 s.gen += 1
@@ -252,18 +297,22 @@ class CompiledFunction:
             entry.changed = [i for i, (s, a) in enumerate(zip(storages, s_in))
                              if s.array is not a]
             outs.extend(storages[i].array for i in entry.changed)
+            changed_ids = {id(storages[i]) for i in entry.changed}
             entry.grad_plan = []
             for p, g0 in zip(holders, orig_grads):
                 g = p._grad
                 if g is None:
-                    entry.grad_plan.append(None)
-                elif g is g0 or id(g._storage) in known:
-                    entry.grad_plan.append(("same", g))
+                    entry.grad_plan.append(("keep",) if g0 is None else ("none",))
+                elif g is g0:
+                    entry.grad_plan.append(("inplace",) if id(g._storage) in changed_ids
+                                           else ("keep",))
+                elif id(g._storage) in known:
+                    entry.grad_plan.append(("obj", g))
                 else:
                     entry.grad_plan.append(("new", len(outs)))
                     outs.append(g._value)
             grad_ids = {id(p._grad._storage) for p in holders if p._grad is not None}
-            post = find_state(roots)
+            post = find_state(found.roots)
             entry.new_state = []
             for st in post.storages:
                 if id(st) not in known and id(st) not in grad_ids \
@@ -281,14 +330,16 @@ class CompiledFunction:
                     outs.append(jnp.asarray(c, jnp.uint32))
             o_leaves, entry.out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_tensor)
             entry.out_plan = []
+            diff_out = entry.diff_out = []
             for x in o_leaves:
                 if isinstance(x, Tensor):
                     if any(x is t for t in arg_tensors) or (
                             x._direct and id(x._storage) in known and x.grad_fn is None):
                         entry.out_plan.append(("obj", x))
                     else:
-                        entry.out_plan.append(("new", len(outs), x._requires_grad
-                                               and x.grad_fn is None and False))
+                        entry.out_plan.append(("new", len(outs)))
+                        if x._requires_grad:
+                            diff_out.append(len(outs))
                         outs.append(x._value)
                 elif isinstance(x, jax.core.Tracer):
                     entry.out_plan.append(("array", len(outs)))
@@ -311,7 +362,7 @@ class CompiledFunction:
             entry.single_use = bool(entry.new_state)
             return outs
 
-        flat_in = orig_arrays + list(hyper) + gen_vals
+        flat_in = orig_arrays[:n_b] + list(hyper) + gen_vals + orig_arrays[n_b:]
         try:
             closed = jax.make_jaxpr(pure)(flat_in)
         except BaseException:
@@ -321,15 +372,37 @@ class CompiledFunction:
         # the Python objects now hold tracers: put the concrete values back until the
         # program has run and the write-back replaces what changed
         self._restore(storages, orig_arrays, holders, None, gens, orig_gens, None)
-        entry.n_in = len(flat_in)
+
+        invars = closed.jaxpr.invars
         used_vars = set()
         for eqn in closed.jaxpr.eqns:
             used_vars.update(v for v in eqn.invars if not isinstance(v, Literal))
         used_vars.update(v for v in closed.jaxpr.outvars if not isinstance(v, Literal))
-        invars = closed.jaxpr.invars
         entry.used = [i for i, v in enumerate(invars) if v in used_vars]
+        entry.changed_pos = [flat_pos[i] for i in entry.changed]
+        entry.agnostic = (all(pl[0] in ("keep", "none", "new") for pl in entry.grad_plan)
+                          and not any(i >= n_b + n_h + n_g for i in entry.used)
+                          and not any(i >= n_b for i in entry.changed))
+
+        # Note [Differentiable compiled forward]
+        entry.diff_in = []
+        backward_ran = any(pl[0] != "keep" for pl in entry.grad_plan)
+        if entry.diff_out and not backward_ran and _grad_state.enabled:
+            for t in holders + [t for t in arg_tensors
+                                if t._requires_grad and all(t is not h for h in holders)]:
+                if not t._direct:
+                    raise NotImplementedError(
+                        "torchlike.compile: a tensor that requires grad and is a view of "
+                        f"another (shape {tuple(t.shape)}) cannot be differentiated through "
+                        "a compiled forward; pass its base tensor (or .clone() it) instead")
+                i = next(k for k, st in enumerate(storages) if st is t._storage)
+                entry.diff_in.append((t, flat_pos[i]))
+        else:
+            entry.diff_out = []
+
         pos = {i: k for k, i in enumerate(entry.used)}
-        entry.donate_pos = tuple(pos[i] for i in entry.changed if i in pos)
+        entry.donate_pos = () if entry.diff_out else \
+            tuple(pos[i] for i in entry.changed_pos if i in pos)
         avals = [v.aval for v in invars]
         fun = jaxpr_as_fun(closed)
         used = entry.used
@@ -341,15 +414,8 @@ class CompiledFunction:
             return fun(*full)
 
         entry.run = jax.jit(run, donate_argnums=entry.donate_pos)
-        self._cache[key] = entry
-        while len(self._cache) > CACHE_SIZE_LIMIT:
-            self._cache.popitem(last=False)
-            warnings.warn(f"torchlike.compile: {getattr(self._fn, '__qualname__', self._fn)} "
-                          f"was traced for more than {CACHE_SIZE_LIMIT} different "
-                          "signatures; the oldest programs are dropped (inputs of varying "
-                          "shapes retrace: pad them to a few fixed sizes)", stacklevel=3)
+        entry.bwd = _make_backward(fun, avals, entry) if entry.diff_out else None
         self.stats.traces += 1
-        self.stats.cache_size = len(self._cache)
         self.stats.last_trace_reason = reason
         return entry
 
@@ -369,8 +435,7 @@ class CompiledFunction:
                 opt.state.update(snap)
 
     # ------------------------------------------------------------------ run
-    def _run(self, entry: _Entry, flat, hyper, gen_vals) -> list:
-        full = flat + hyper + gen_vals
+    def _run(self, entry: _Entry, full) -> list:
         args = [full[i] for i in entry.used]
         owned = self._owned
         for k in entry.donate_pos:
@@ -379,40 +444,36 @@ class CompiledFunction:
                 args[k] = jnp.copy(a)   # Note [Donation]: never delete a foreign buffer
         return entry.run(*args)
 
-    def _write_back(self, entry: _Entry, storages, holders, gens, outs, traced) -> None:
+    def _write_back(self, entry: _Entry, storages, holders, found, outs, traced) -> None:
         owned = {}
-        k = 0
-        for i in entry.changed:
+        n_found = len(found.owners)
+        for k, i in enumerate(entry.changed):
             s = storages[i]
             s.array = a = outs[k]
             s.gen += 1
             owned[id(a)] = a
-            k += 1
-        for i in entry.changed:
-            if i < len(self._found.owners):
-                self._found.owners[i]._vc.v += 1
+            if i < n_found:
+                found.owners[i]._vc.v += 1
         for p, plan in zip(holders, entry.grad_plan):
-            if plan is None:
+            kind = plan[0]
+            if kind == "none":
                 p._grad = None
-            elif plan[0] == "same":
-                if not traced:
-                    continue
-                p._grad = plan[1]
-            else:
+            elif kind == "new":
                 a = outs[plan[1]]
                 owned[id(a)] = a
-                if traced and p._grad is not None and isinstance(p._grad._storage.array,
-                                                                 jax.core.Tracer):
-                    g = p._grad
-                    g._storage.array = a
+                g = p._grad
+                if traced and g is not None and isinstance(g._storage.array, jax.core.Tracer):
+                    g._storage.array = a    # the tensor the trace created
                     g._storage.gen += 1
                 else:
                     p._grad = Tensor._wrap(a)
+            elif kind == "obj":
+                p._grad = plan[1]
         for st, j in entry.new_state:
             st.array = a = outs[j]
             st.gen += 1
             owned[id(a)] = a
-        for g, j in zip(gens, entry.gen_plan):
+        for g, j in zip(found.generators, entry.gen_plan):
             if j is not None:
                 g._set_state_leaves(outs[j], outs[j + 1])
         self._owned = owned
@@ -425,19 +486,92 @@ class CompiledFunction:
                 opt._step_count += n
 
     @staticmethod
-    def _outputs(entry: _Entry, outs):
+    def _outputs(entry: _Entry, outs, made=None):
         vals = []
         for plan in entry.out_plan:
             kind = plan[0]
             if kind == "obj":
                 vals.append(plan[1])
             elif kind == "new":
-                vals.append(Tensor._wrap(outs[plan[1]]))
+                t = None if made is None else made.get(plan[1])
+                vals.append(Tensor._wrap(outs[plan[1]]) if t is None else t)
             elif kind == "array":
                 vals.append(outs[plan[1]])
             else:
                 vals.append(plan[1])
         return jax.tree_util.tree_unflatten(entry.out_tree, vals)
+
+
+# ---------------------------------------------------------------------------
+# Note [Differentiable compiled forward]
+# ``compiled_model(x)`` with grad enabled returns outputs that require grad, and a later
+# eager ``loss.backward()`` must reach the parameters, as with ``torch.compile``. The
+# outputs share one node, ``CompiledFunctionBackward``, whose edges are the parameters
+# (and tensor arguments) that require grad; its backward is ``jax.vjp`` of the same
+# program with respect to those inputs, evaluated at the inputs of the call (saved, so
+# such an entry donates nothing), compiled once per entry.
+def _make_backward(fun, avals, entry):
+    d_idx = [i for _, i in entry.diff_in]
+    o_idx = list(entry.diff_out)
+
+    def bwd(full, cts):
+        def f(*d):
+            args = list(full)
+            for i, a in zip(d_idx, d):
+                args[i] = a
+            res = fun(*args)
+            return [res[j] for j in o_idx]
+        _, vjp = jax.vjp(f, *[full[i] for i in d_idx])
+        return vjp(cts)
+
+    return jax.jit(bwd)
+
+
+def _attach(entry: _Entry, full, outs) -> dict:
+    from ..autograd.graph import Node, edge_of
+
+    node = _CompiledBackward("CompiledFunctionBackward",
+                             tuple(edge_of(t) for t, _ in entry.diff_in))
+    node._entry = entry
+    node._full = list(full)
+    node._shapes = [(outs[j].shape, outs[j].dtype) for j in entry.diff_out]
+    made = {}
+    for nr, j in enumerate(entry.diff_out):
+        t = Tensor._wrap(outs[j])
+        t._requires_grad = True
+        t.grad_fn = node
+        t._output_nr = nr
+        made[j] = t
+    _ = Node
+    return made
+
+
+def _node_base():
+    from ..autograd.graph import Node
+    return Node
+
+
+class _CompiledBackward(_node_base()):
+    __slots__ = ("_entry", "_full", "_shapes")
+
+    def _num_outputs(self) -> int:
+        return len(self._shapes)
+
+    def apply(self, grads, create_graph):
+        if self._full is None:
+            from ..autograd.graph import _backward_error
+            raise _backward_error(self._name)
+        if create_graph:
+            raise NotImplementedError("torchlike.compile: create_graph=True through a "
+                                      "compiled forward is not supported; differentiate the "
+                                      "uncompiled module for higher-order gradients")
+        cts = [jnp.zeros(s, d) if g is None else g._value.astype(d)
+               for g, (s, d) in zip(grads, self._shapes)]
+        res = self._entry.bwd(self._full, cts)
+        return [Tensor._wrap(r) for r in res]
+
+    def _release(self) -> None:
+        self._full = None
 
 
 def compile(model: Callable | None = None, *, fullgraph: bool = False,

@@ -65,6 +65,8 @@ class Found:
         self.generators: list = [default_generator]
         self.hyper_slots: list = []
         self.storage_index: dict = {}
+        self.holder_ids: set = set()
+        self.roots: list = []
         self.uid = next(_ids)
 
     def add_tensor(self, t: Tensor) -> None:
@@ -73,7 +75,8 @@ class Found:
             self.storage_index[id(st)] = len(self.storages)
             self.storages.append(st)
             self.owners.append(t)
-        if t._requires_grad and t.grad_fn is None and all(h is not t for h in self.holders):
+        if t._requires_grad and t.grad_fn is None and id(t) not in self.holder_ids:
+            self.holder_ids.add(id(t))
             self.holders.append(t)
 
 
