@@ -44,7 +44,7 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.extend.core import Literal, jaxpr_as_fun
+from jax.extend.core import Literal
 
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
@@ -404,16 +404,22 @@ class CompiledFunction:
         entry.donate_pos = () if entry.diff_out else \
             tuple(pos[i] for i in entry.changed_pos if i in pos)
         avals = [v.aval for v in invars]
-        fun = jaxpr_as_fun(closed)
+        jaxpr, consts = closed.jaxpr, list(closed.consts)
         used = entry.used
 
-        def run(*used_args):
+        def fun(*full):
+            return jax.core.eval_jaxpr(jaxpr, consts, *full)
+
+        # the constants the trace captured are explicit arguments: a jitted closure over
+        # them gets them hoisted into parameters that its fast path does not supply
+        def run(consts_, *used_args):
             full = [jnp.zeros(a.shape, a.dtype) for a in avals]
             for i, a in zip(used, used_args):
                 full[i] = a
-            return fun(*full)
+            return jax.core.eval_jaxpr(jaxpr, consts_, *full)
 
-        entry.run = jax.jit(run, donate_argnums=entry.donate_pos)
+        jitted = jax.jit(run, donate_argnums=tuple(k + 1 for k in entry.donate_pos))
+        entry.run = functools.partial(jitted, consts)
         entry.bwd = _make_backward(fun, avals, entry) if entry.diff_out else None
         self.stats.traces += 1
         self.stats.last_trace_reason = reason

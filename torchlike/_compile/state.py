@@ -189,7 +189,8 @@ def find_state(roots) -> Found:
 
 
 def _number(v) -> bool:
-    return type(v) is float or type(v) is int
+    # a tensor is listed too, so that compiling refuses it instead of freezing its value
+    return type(v) is float or type(v) is int or isinstance(v, Tensor)
 
 
 def _hyper_slots(group: dict, out: list) -> None:

@@ -461,6 +461,9 @@ class _StateDict(defaultdict):
     def __reduce__(self):
         return (defaultdict, (dict, dict(self)))
 
+    def __repr__(self) -> str:
+        return repr(defaultdict(self.default_factory, self))
+
 
 def _value_or_none(t):
     return None if t is None else t._value

@@ -1,0 +1,335 @@
+"""torchlike.compile: retracing and its statistics, hyper-parameters as inputs, errors on
+Python control flow over traced values, compiled modules (training and evaluation),
+donation, and the torch.compile keyword arguments."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+from torchlike._compile import compile as _compile_mod
+
+
+def _sgd_setup(momentum=0.0, **kw):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum, **kw)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return model, opt, step
+
+
+# ---------------------------------------------------------------------------- retracing
+def test_retraces_on_new_shape_dtype_and_python_argument():
+    calls = []
+
+    @torch.compile
+    def f(x, scale):
+        calls.append(1)   # Python side effects run while tracing only
+        return x * scale
+
+    x = torch.ones(2, 3)
+    f(x, 2.0)
+    f(x + 1, 2.0)
+    assert f.stats.traces == 1 and f.stats.calls == 2 and len(calls) == 1
+    f(torch.ones(4, 3), 2.0)                  # new shape
+    assert f.stats.traces == 2
+    f(torch.ones(4, 3, dtype=torch.float64), 2.0)   # new dtype
+    assert f.stats.traces == 3
+    out = f(torch.ones(4, 3), 3.0)            # new Python argument
+    assert f.stats.traces == 4 and torch.equal(out, torch.full((4, 3), 3.0))
+    assert f.stats.cache_size == 4
+    assert "CompileStats(calls=5, traces=4" in repr(f.stats)
+
+
+def test_cache_is_bounded_and_warns():
+    f = torch.compile(lambda x: x + 1)
+    with pytest.warns(UserWarning, match="traced for more than 8 different signatures"):
+        for n in range(1, 11):
+            f(torch.ones(n))
+    assert f.stats.cache_size == _compile_mod.CACHE_SIZE_LIMIT
+    assert f.stats.traces == 10
+
+
+def test_lr_change_between_calls_takes_effect_without_retracing():
+    model, opt, step = _sgd_setup()
+    ref, ref_opt, ref_step = _sgd_setup()
+    cstep = torch.compile(step)
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+    for lr in (0.1, 0.05, 0.3, 0.0):
+        opt.param_groups[0]["lr"] = lr
+        ref_opt.param_groups[0]["lr"] = lr
+        cstep(x, y)
+        ref_step(x, y)
+        assert torch.allclose(model.weight, ref.weight, atol=1e-6)
+    assert cstep.stats.traces == 2   # first call, then with .grad present
+
+
+def test_sign_change_of_hyperparameter_retraces():
+    model, opt, step = _sgd_setup(momentum=0.9)
+    ref, ref_opt, ref_step = _sgd_setup(momentum=0.9)
+    cstep = torch.compile(step)
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+    for wd in (0.0, 0.0, 0.1, 0.2):
+        opt.param_groups[0]["weight_decay"] = wd
+        ref_opt.param_groups[0]["weight_decay"] = wd
+        cstep(x, y)
+        ref_step(x, y)
+        assert torch.allclose(model.weight, ref.weight, atol=1e-6)
+    assert cstep.stats.traces == 3   # weight decay switched on: a different program
+
+
+def test_structure_changes_retrace():
+    model, opt, step = _sgd_setup()
+    cstep = torch.compile(step)
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+    cstep(x, y)
+    cstep(x, y)
+    n = cstep.stats.traces
+    model.extra = nn.Parameter(torch.ones(2))           # a new parameter on the module
+    opt.add_param_group({"params": [model.extra], "lr": 0.5})
+    cstep(x, y)
+    assert cstep.stats.traces == n + 1
+    with torch.no_grad():
+        model.weight.data = torch.zeros(2, 3)            # a new storage: read, not stale
+    cstep(x, y)
+    assert not torch.equal(model.weight, torch.zeros(2, 3))
+    assert abs(model.weight.detach()).max().item() < 0.5
+
+
+def test_train_eval_switch_retraces_and_uses_running_stats():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    cm = torch.compile(m)
+    x = torch.randn(6, 3)
+    with torch.no_grad():
+        cm(x)
+        assert m[1].num_batches_tracked.item() == 1
+        m.eval()
+        out = cm(x)
+        assert m[1].num_batches_tracked.item() == 1
+        assert torch.allclose(out, m(x), atol=1e-6)
+    assert cm.stats.traces == 2
+
+
+# ---------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("use", ["item", "bool", "tolist", "int"])
+def test_value_dependent_python_raises_and_leaves_state_untouched(use):
+    model, opt, step = _sgd_setup(momentum=0.9)
+    w0 = model.weight.detach().clone()
+
+    def bad(x, y):
+        loss = step(x, y)
+        if use == "item":
+            return loss if loss.item() > 0 else -loss
+        if use == "bool":
+            return loss if loss > 0 else -loss
+        if use == "tolist":
+            return loss.tolist()
+        return int(loss)
+
+    cbad = torch.compile(bad)
+    with pytest.raises(RuntimeError, match=r"torchlike\.where.*|.*torchlike\.where") as e:
+        cbad(torch.randn(4, 3), torch.randn(4, 2))
+    assert "test_compile_api.py:" in str(e.value)   # names the user's line
+    assert "traced" in str(e.value)
+    assert torch.equal(model.weight, w0)
+    assert model.weight.grad is None and len(opt.state) == 0
+    assert opt._step_count == 0 or opt._step_count == 1   # hooks ran while tracing
+    step(torch.randn(4, 3), torch.randn(4, 2))         # eager still works afterwards
+
+
+def test_print_inside_shows_traced_shape(capsys):
+    @torch.compile
+    def f(x):
+        print(x)
+        return x * 2
+    f(torch.ones(2, 5))
+    assert "float32[2,5]" in capsys.readouterr().out
+
+
+def test_where_instead_of_branch():
+    f = torch.compile(lambda x: torch.where(x.sum() > 0, x, -x))
+    assert torch.equal(f(torch.ones(3)), torch.ones(3))
+    assert torch.equal(f(-torch.ones(3)), torch.ones(3))
+    assert f.stats.traces == 1
+
+
+# ---------------------------------------------------------------------------- modules
+def test_compiled_module_trains_with_eager_backward():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
+    ref = copy.deepcopy(m)
+    cm = torch.compile(m)
+    assert isinstance(cm, nn.Module) and cm._orig_mod is m
+    assert list(cm.state_dict())[0] == "_orig_mod.0.weight"
+    # SGD, not Adam: the bias before BatchNorm has a gradient that is zero up to rounding
+    # noise, which Adam would scale up to full steps
+    opt = torch.optim.SGD(cm.parameters(), lr=0.01, momentum=0.9)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(5, 4, requires_grad=True)
+    xr = x.detach().clone().requires_grad_()
+    outs = {}
+    for _ in range(5):
+        for mod, o, inp in ((cm, opt, x), (ref, ref_opt, xr)):
+            o.zero_grad()
+            outs[mod] = out = mod(inp)
+            out.pow(2).sum().backward()
+            o.step()
+    assert outs[cm].grad_fn.name() == "CompiledFunctionBackward"
+    assert torch.allclose(outs[cm], outs[ref], atol=1e-5)
+    for p, q in zip(m.parameters(), ref.parameters()):
+        assert torch.allclose(p, q, atol=1e-5)
+    assert torch.allclose(x.grad, xr.grad, atol=1e-5)
+    assert torch.allclose(m[1].running_var, ref[1].running_var, atol=1e-6)
+    assert cm.stats.traces == 1
+
+
+def test_compiled_eval_loop_under_no_grad():
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(),
+                      nn.Dropout(0.5), nn.Linear(12, 2)).eval()
+    cm = torch.compile(m)
+    with torch.no_grad():
+        for _ in range(3):
+            x = torch.randn(4, 1, 4, 4)
+            out = cm(x)
+            assert not out.requires_grad
+            assert torch.allclose(out, m(x), atol=1e-6)
+    assert cm.stats.traces == 1
+
+
+def test_compiled_method_and_nested_compiled_functions():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        @torch.compile
+        def double(self, x):
+            return self.fc(x) * 2
+
+    net = Net()
+    x = torch.randn(2, 3)
+    assert torch.allclose(net.double(x), net.fc(x) * 2)
+    inner = torch.compile(lambda t: t + 1)
+    outer = torch.compile(lambda t: inner(t) * 3)
+    assert torch.equal(outer(torch.zeros(2)), torch.full((2,), 3.0))
+    assert inner.stats.calls == 0   # inlined into the outer program
+
+
+def test_tied_weights_are_one_input():
+    torch.manual_seed(0)
+    emb = nn.Embedding(5, 4)
+    head = nn.Linear(4, 5, bias=False)
+    head.weight = emb.weight
+    opt = torch.optim.SGD(list(emb.parameters()), lr=0.5)
+    ref_w = emb.weight.detach().clone().requires_grad_()
+
+    @torch.compile
+    def step(idx):
+        opt.zero_grad()
+        loss = head(emb(idx)).logsumexp(-1).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    idx = torch.tensor([0, 3, 1])
+    step(idx)
+    loss = (ref_w[idx] @ ref_w.t()).logsumexp(-1).mean()
+    loss.backward()
+    assert torch.allclose(emb.weight, ref_w - 0.5 * ref_w.grad, atol=1e-6)
+    assert head.weight is emb.weight
+
+
+def test_replaced_buffers_are_donated_but_foreign_arrays_are_not():
+    model, opt, step = _sgd_setup(momentum=0.9)
+    cstep = torch.compile(step)
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+    foreign = model.weight._value            # an array someone else holds
+    cstep(x, y)
+    assert not foreign.is_deleted()
+    for _ in range(3):
+        cstep(x, y)
+    before = model.weight._value             # produced by the previous call
+    cstep(x, y)
+    assert before.is_deleted()               # its buffer was reused for the new weight
+    assert np.isfinite(model.weight.detach().numpy()).all()
+
+
+def test_rng_advances_like_eager():
+    drop = nn.Dropout(0.5)
+
+    @torch.compile
+    def f(x):
+        return drop(x)
+
+    torch.manual_seed(3)
+    a = [f(torch.ones(16)) for _ in range(3)]
+    torch.manual_seed(3)
+    b = [drop(torch.ones(16)) for _ in range(3)]
+    for u, v in zip(a, b):
+        assert torch.equal(u, v)
+    assert not torch.equal(a[0], a[1])
+
+
+def test_scheduler_steps_replayed_and_reduce_on_plateau_metric():
+    model, opt, step = _sgd_setup()
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=0)
+
+    @torch.compile
+    def train(x, y):
+        loss = step(x, y)
+        sched.step(loss * 0 + 1.0)    # a constant metric: every step after the first reduces
+        return loss
+
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+    for _ in range(4):
+        train(x, y)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * 0.5 ** 3)
+    assert opt._step_count == 4
+
+
+def test_keyword_arguments_and_backends():
+    def f(x):
+        return x + 1
+    assert torch.compile(f, backend="eager") is f
+    assert torch.compile(f, disable=True) is f
+    g = torch.compile(f, fullgraph=True, dynamic=False, mode="max-autotune")
+    assert isinstance(g, _compile_mod.CompiledFunction)
+    assert torch.equal(g(torch.zeros(2)), torch.ones(2))
+    deco = torch.compile(mode="reduce-overhead")(f)
+    assert deco.__name__ == "f"
+    with pytest.raises(RuntimeError, match="expected a callable"):
+        torch.compile(3)
+
+
+def test_returns_state_tensor_itself_and_python_values():
+    model, opt, step = _sgd_setup()
+
+    @torch.compile
+    def f(x):
+        return model.weight, x.shape[0], {"double": x * 2}
+
+    w, n, d = f(torch.ones(3))
+    assert w is model.weight and n == 3 and torch.equal(d["double"], torch.full((3,), 2.0))
+
+
+def test_hyperparameter_must_be_a_number():
+    model, opt, step = _sgd_setup()
+    opt.param_groups[0]["lr"] = torch.tensor(0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError, match="lr=Tensor"):
+            torch.compile(step)(torch.randn(4, 3), torch.randn(4, 2))
