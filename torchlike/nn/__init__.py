@@ -5,3 +5,4 @@ from .modules import *  # noqa: F401,F403
 from .modules import (Module, ModuleDict, ModuleList, ParameterDict, ParameterList,
                       Sequential)
 from .parameter import Buffer, Parameter, UninitializedParameter
+from .modules.flax_module import FlaxModule  # noqa: F401
