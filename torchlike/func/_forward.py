@@ -99,8 +99,9 @@ def jvp(func: Callable, primals: tuple, tangents, *, strict: bool = False,
     """Mirrors ``torch.func.jvp``: ``(func(*primals), J @ tangents)`` (plus ``aux`` with
     ``has_aux=True``), by ``jax.jvp``. Tangents must match the primals' structure and
     shapes (a tangent of another floating dtype is cast, as PyTorch accepts it).
-    Differences: ``strict=True`` is not supported, and ``detach()``/``no_grad()`` inside
-    ``func`` do not stop tangents (see the module docstring)."""
+    Differences: ``strict=True`` is not supported, ``detach()``/``no_grad()`` inside
+    ``func`` do not stop tangents (see the module docstring), and each call takes one
+    draw from the default generator (the key of random ops inside ``func``)."""
     if strict:
         raise NotImplementedError(f"{_JVP}: strict=True is not supported by torchlike")
     if not isinstance(primals, tuple):

