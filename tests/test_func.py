@@ -407,6 +407,31 @@ def test_transforms_inside_jax_jit_and_grad():
     np.testing.assert_allclose(jax.grad(f)(a), jax.grad(ref)(a), rtol=1e-5)
 
 
+def test_gradient_penalty_inside_torchlike_compile():
+    def make():
+        tl.manual_seed(0)
+        model = tl.nn.Linear(3, 1)
+        opt = tl.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            gp = tl.func.grad(lambda v: model(v).sum())(x)
+            loss = model(x).pow(2).mean() + (gp ** 2).sum()
+            loss.backward()
+            opt.step()
+            return loss
+        return model, step
+
+    x = tl.tensor(A[:, :3])
+    eager_model, eager_step = make()
+    compiled_model, step = make()
+    compiled_step = tl.compile(step)
+    for _ in range(2):
+        np.testing.assert_allclose(compiled_step(x).item(), eager_step(x).item(), rtol=1e-5)
+    np.testing.assert_allclose(compiled_model.weight.detach().numpy(),
+                               eager_model.weight.detach().numpy(), rtol=1e-5)
+
+
 def test_module_trained_by_an_optax_loop():
     tl.manual_seed(0)
     model = tl.nn.Sequential(tl.nn.Linear(4, 8), tl.nn.ReLU(), tl.nn.Linear(8, 1))
