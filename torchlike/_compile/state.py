@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import types
+from functools import lru_cache as functools_lru_cache
 from functools import partial as functools_partial
 
 import numpy as np
@@ -84,30 +85,67 @@ def roots_of(fn) -> list:
     """The objects ``fn`` can reach without being given them: ``self`` of a bound method,
     closure cells, and the globals its code names (module objects excluded)."""
     roots: list = []
-    seen: set = set()
-    _fn_roots(fn, roots, seen)
+    _fn_roots(fn, roots, set(), [])
     return roots
 
 
-def _code_names(code, out: set) -> None:
-    out.update(code.co_names)
+class Roots:
+    """``roots_of(fn)``, recomputed only when a closure cell or a global it read now holds
+    another object (checked per call by identity)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.roots: list | None = None
+        self.guards: list = []
+
+    def get(self) -> list:
+        if self.roots is not None:
+            for c, k, v in self.guards:
+                cur = _read(c, k)
+                if cur is not v:
+                    break
+            else:
+                return self.roots
+        roots: list = []
+        guards: list = []
+        _fn_roots(self.fn, roots, set(), guards)
+        self.roots, self.guards = roots, guards
+        return roots
+
+
+_MISSING = object()
+
+
+def _read(container, key):
+    if key is None:
+        try:
+            return container.cell_contents
+        except ValueError:
+            return _MISSING
+    return container.get(key, _MISSING)
+
+
+@functools_lru_cache(maxsize=1024)
+def _code_names(code) -> tuple:
+    out: set = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            _code_names(c, out)
+            out.update(_code_names(c))
+    return tuple(sorted(out))
 
 
-def _fn_roots(fn, roots, seen) -> None:
+def _fn_roots(fn, roots, seen, guards) -> None:
     if id(fn) in seen:
         return
     seen.add(id(fn))
     if isinstance(fn, types.MethodType):
         roots.append(fn.__self__)
-        _fn_roots(fn.__func__, roots, seen)
+        _fn_roots(fn.__func__, roots, seen, guards)
         return
     if isinstance(fn, functools_partial):
         roots.extend(fn.args)
         roots.extend(fn.keywords.values())
-        _fn_roots(fn.func, roots, seen)
+        _fn_roots(fn.func, roots, seen, guards)
         return
     if not isinstance(fn, types.FunctionType):
         roots.append(fn)   # a callable object (a Module, a user class)
@@ -116,24 +154,23 @@ def _fn_roots(fn, roots, seen) -> None:
     if mod in _SKIP_MODULES or mod == "torchlike":
         return
     for cell in fn.__closure__ or ():
-        try:
-            v = cell.cell_contents
-        except ValueError:   # an empty cell
-            continue
-        _root_value(v, roots, seen)
-    names: set = set()
-    _code_names(fn.__code__, names)
+        v = _read(cell, None)
+        guards.append((cell, None, v))
+        if v is not _MISSING:
+            _root_value(v, roots, seen, guards)
     g = fn.__globals__
-    for n in sorted(names):
-        if n in g:
-            _root_value(g[n], roots, seen)
+    for n in _code_names(fn.__code__):
+        v = g.get(n, _MISSING)
+        guards.append((g, n, v))
+        if v is not _MISSING:
+            _root_value(v, roots, seen, guards)
 
 
-def _root_value(v, roots, seen) -> None:
+def _root_value(v, roots, seen, guards) -> None:
     if isinstance(v, (types.ModuleType, type)):
         return
     if isinstance(v, (types.FunctionType, types.MethodType, functools_partial)):
-        _fn_roots(v, roots, seen)
+        _fn_roots(v, roots, seen, guards)
     else:
         roots.append(v)
 

@@ -143,7 +143,9 @@ class Tensor:
 
     def _index_array(self):
         if self._idx is None:
-            self._idx = jnp.asarray(strided_index(self._shape, self.stride(), self._offset))
+            with jax.ensure_compile_time_eval():   # a constant, never a tracer to cache
+                self._idx = jnp.asarray(strided_index(self._shape, self.stride(),
+                                                      self._offset))
         return self._idx
 
     def _set_value(self, new, bump: bool = True) -> None:

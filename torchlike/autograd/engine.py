@@ -48,7 +48,8 @@ def _ones_like(out: Tensor) -> Tensor:
     key = (out._shape, out.dtype.np)
     a = _ONES.get(key)
     if a is None:
-        a = _ONES[key] = jnp.ones(out._shape, out.dtype.np)
+        with jax.ensure_compile_time_eval():   # concrete even while a caller traces
+            a = _ONES[key] = jnp.ones(out._shape, out.dtype.np)
     return Tensor._wrap(a)
 
 
