@@ -201,7 +201,7 @@ class OpNode(Node):
     """The grad_fn of a table op: its inputs, static arguments and saved versions."""
 
     __slots__ = ("_spec", "_statics", "_cast", "_mask", "_dyn", "_dyn_t", "_zavals",
-                 "_edge_pos", "_single", "_saved", "_freed", "_nout")
+                 "_edge_pos", "_single", "_saved", "_freed", "_nout", "_vjp")
 
     def _num_outputs(self) -> int:
         return self._nout
@@ -219,6 +219,11 @@ class OpNode(Node):
         self._check_saved()
         if create_graph:
             res = _differentiable_vjp(self, grads)
+        elif self._vjp is not None:   # Note [Backward while tracing]
+            outs, vjp_fn = self._vjp
+            res = _apply_vjp(vjp_fn, outs, tuple(None if g is None else g._value
+                                                 for g in grads))
+            res = [Tensor._wrap(r) for r in res]
         else:
             cts = tuple(None if g is None else g._value for g in grads)
             res = _bwd_jit(self._spec.extra["runner"], self._statics, self._cast, self._mask,
@@ -234,6 +239,7 @@ class OpNode(Node):
             self._freed = True
             self._dyn = None
             self._dyn_t = None
+            self._vjp = None
 
 
 # ---------------------------------------------------------------------------
@@ -251,6 +257,12 @@ def _bwd_impl(runner, statics, cast, mask, zavals, dyn, cts):
         return runner(statics, cast, *refill(dyn, mask, iter(diff_inputs)))
 
     outs, vjp_fn = jax.vjp(f, *primals)
+    return _apply_vjp(vjp_fn, outs, cts)
+
+
+def _apply_vjp(vjp_fn, outs, cts):
+    """``vjp_fn`` applied to PyTorch-convention gradients ``cts`` of ``outs`` (None for an
+    output that got none); the input gradients, in PyTorch's convention too."""
     single = not isinstance(outs, (tuple, list))
     outs_l = [outs] if single else list(outs)
     full = []
@@ -371,17 +383,36 @@ def _leaf_mask(v, kind, edges, pos):
     return False
 
 
+# Note [Backward while tracing]
+# Eagerly, a node keeps the op's inputs and its backward re-runs the forward inside one
+# cached executable (Note [Backward of a node is an op]). While a whole function is traced
+# (``torchlike.compile``, ``jax.jit`` of torchlike code) there is nothing to cache and
+# re-running the forward would only enlarge the program: the op is then run through
+# ``jax.vjp`` once and the node keeps the VJP closure, exactly what ``jax.grad`` of the
+# same code would build.
 def record_op(spec, vals, statics, cast, dyn_t, dyn):
     """Run ``spec`` and attach a grad_fn to its differentiable outputs."""
     from .._ops.dispatch import wrap_outputs
-    out = spec.jitted(statics, cast, *dyn)
-    result = wrap_outputs(spec, vals, out)
     edges, mask, pos = _edges_and_mask(spec, dyn_t)
+    vjp = None
+    if _is_traced(dyn):
+        from .._ops.dispatch import diff_primals, refill
+        runner = spec.extra["runner"]
+
+        def f(*diff_inputs):
+            return runner(statics, cast, *refill(dyn, mask, iter(diff_inputs)))
+
+        out, vjp_fn = jax.vjp(f, *diff_primals(dyn, mask))
+        vjp = (out, vjp_fn)
+    else:
+        out = spec.jitted(statics, cast, *dyn)
+    result = wrap_outputs(spec, vals, out)
     node = OpNode.__new__(OpNode)
     Node.__init__(node, grad_name(spec, vals), edges)
     node._spec = spec
     node._statics = statics
     node._cast = cast
+    node._vjp = vjp
     node._mask = mask
     node._edge_pos = pos
     node._freed = False
@@ -410,6 +441,15 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
             t.grad_fn = node
             t._output_nr = i
     return result
+
+
+def _is_traced(dyn) -> bool:
+    for d in dyn:
+        if isinstance(d, jax.core.Tracer):
+            return True
+        if isinstance(d, (list, tuple)) and _is_traced(d):
+            return True
+    return False
 
 
 def _strip(dyn, mask):
