@@ -43,7 +43,7 @@ def _load(path: Path, *, pytorch: bool = False) -> types.ModuleType:
 def _run(module, tmp_path, *flags: str):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        result = module.main(["--epochs", "1", "--quiet", "--seed", "0",
+        result = module.main(["--epochs", "1", "--seed", "0",
                               "--save", str(tmp_path / "digits.pt"), *flags])
     return result, out.getvalue()
 
@@ -81,7 +81,7 @@ def _check_trained(result, printed: str, tmp_path) -> None:
 
 def test_train_digits_eager(digits, tmp_path):
     # one test batch: the eager ops compile for one eval shape only
-    result, printed = _run(digits, tmp_path, "--eager", "--test-batch-size", "512")
+    result, printed = _run(digits, tmp_path, "--eager", "--quiet", "--test-batch-size", "512")
     _check_trained(result, printed, tmp_path)
     assert "(includes compilation)" not in printed
     if HAVE_TORCH:
@@ -98,9 +98,12 @@ def test_train_digits_eager(digits, tmp_path):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
-def test_train_digits_compiled(digits, tmp_path):
+def test_train_digits_compiled(digits, tmp_path, capsys):
     result, printed = _run(digits, tmp_path)
     _check_trained(result, printed, tmp_path)
+    # the progress bar (on stderr) shows the running loss and accuracy
+    bar = capsys.readouterr().err
+    assert re.search(r"epoch 1: .*acc=0\.\d{3}, loss=\d\.\d{3}", bar), bar
     assert "(includes compilation)" in printed
     train, test = result["train_step"], result["eval_step"]
     # drop_last=True: one batch shape, so the step does not retrace per batch (the first
@@ -116,7 +119,7 @@ def test_train_digits_runs_on_pytorch(tmp_path):
     """The same file with ``import torch`` trains on PyTorch."""
     on_torch = _load(EXAMPLES / "train_digits.py", pytorch=True)
     with _torch_one_thread():
-        result, printed = _run(on_torch, tmp_path, "--eager")
+        result, printed = _run(on_torch, tmp_path, "--eager", "--quiet")
     assert result["test_acc"] > 0.5, printed
     assert result["reloaded_acc"] == result["test_acc"], printed
 
