@@ -48,6 +48,15 @@ def _normalize_seed(seed) -> int:
     return s % _U64
 
 
+def _eager_counter(c):
+    """The counter as a Python int outside traces. A compiled step writes it back as a
+    uint32 array; eager samplers take it as a uint32 scalar made from an int (one argument
+    type, so they never recompile for it)."""
+    if type(c) is int or isinstance(c, jax.core.Tracer):
+        return c
+    return int(c)
+
+
 class Generator:
     """Mirrors ``torch.Generator``: a stream of random numbers with its own state.
 
@@ -115,16 +124,17 @@ class Generator:
         """A fresh typed JAX key for one draw: ``fold_in(key, counter)``, then the counter
         moves on. Works with traced ``_key``/``_counter`` too (compiled steps)."""
         key = jax.random.wrap_key_data(self._key, impl="threefry2x32")
-        k = jax.random.fold_in(key, self._counter)
-        self._counter = self._counter + 1
+        c = _eager_counter(self._counter)
+        k = jax.random.fold_in(key, c)
+        self._counter = c + 1
         return k
 
     def _take(self):
         """``(key data, counter)`` for one draw, advancing the counter; the caller folds
         them together inside its own compiled function."""
-        c = self._counter
+        c = _eager_counter(self._counter)
         self._counter = c + 1
-        return self._key, c
+        return self._key, (np.uint32(c & 0xFFFFFFFF) if type(c) is int else c)
 
     def _state_leaves(self) -> tuple:
         return self._key, self._counter
