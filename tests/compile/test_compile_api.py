@@ -62,31 +62,29 @@ def test_cache_is_bounded_and_warns():
     assert f.stats.traces == 10
 
 
-def test_lr_change_between_calls_takes_effect_without_retracing():
-    model, opt, step = _sgd_setup()
-    ref, ref_opt, ref_step = _sgd_setup()
+def _set_hyper_each_step(name, values, momentum):
+    """Compiled and eager SGD steps with ``param_groups[0][name]`` set before each step;
+    returns the compiled function after checking the weights agree at every step."""
+    model, opt, step = _sgd_setup(momentum=momentum)
+    ref, ref_opt, ref_step = _sgd_setup(momentum=momentum)
     cstep = torch.compile(step)
     x, y = torch.randn(4, 3), torch.randn(4, 2)
-    for lr in (0.1, 0.05, 0.3, 0.0):
-        opt.param_groups[0]["lr"] = lr
-        ref_opt.param_groups[0]["lr"] = lr
+    for v in values:
+        opt.param_groups[0][name] = v
+        ref_opt.param_groups[0][name] = v
         cstep(x, y)
         ref_step(x, y)
         assert torch.allclose(model.weight, ref.weight, atol=1e-6)
+    return cstep
+
+
+def test_lr_change_between_calls_takes_effect_without_retracing():
+    cstep = _set_hyper_each_step("lr", (0.1, 0.05, 0.3, 0.0), momentum=0.0)
     assert cstep.stats.traces == 2   # first call, then with .grad present
 
 
 def test_sign_change_of_hyperparameter_retraces():
-    model, opt, step = _sgd_setup(momentum=0.9)
-    ref, ref_opt, ref_step = _sgd_setup(momentum=0.9)
-    cstep = torch.compile(step)
-    x, y = torch.randn(4, 3), torch.randn(4, 2)
-    for wd in (0.0, 0.0, 0.1, 0.2):
-        opt.param_groups[0]["weight_decay"] = wd
-        ref_opt.param_groups[0]["weight_decay"] = wd
-        cstep(x, y)
-        ref_step(x, y)
-        assert torch.allclose(model.weight, ref.weight, atol=1e-6)
+    cstep = _set_hyper_each_step("weight_decay", (0.0, 0.0, 0.1, 0.2), momentum=0.9)
     assert cstep.stats.traces == 3   # weight decay switched on: a different program
 
 
