@@ -7,14 +7,8 @@ kernels PyTorch keeps in ``torch._C._nn`` (``avg_pool2d``, ``upsample_bilinear2d
 ``reflection_pad2d``, ``im2col``...) are declared with ``function=False, method=False``
 and reached through ``torchlike.nn.functional``.
 
-# Note [Convolution lowering on CPU]
-# XLA's CPU convolution was expected to lose to PyTorch's on small 2-D convolutions
-# (LeNet-sized), and an im2col lowering (strided slices stacked into patches, then one
-# ``dot_general``) is kept here as an alternative. Measured with
-# ``benchmarks/conv_lowering.py`` it loses to ``lax.conv_general_dilated`` on every
-# shape tried once the backward pass is included (about 2x slower on LeNet's layers),
-# so ``_im2col_wins`` currently never picks it; the benchmark prints both so the choice
-# can be revisited per backend and XLA release.
+# Convolutions lower through ``nn_conv_lowering.py``: lax.conv, or matmuls where those
+# measured faster on CPU; see Note [Convolution lowering on CPU] there.
 #
 # Note [Pooling windows]
 # Max pooling gathers each window's values onto a trailing axis (strided slices of the
@@ -43,14 +37,11 @@ from jax import lax
 
 from .._core.tensor import Tensor
 from ._common import shape_str
+from .nn_conv_lowering import conv_forward, conv_transpose_forward, stacked_windows
 from .samples import with_atol, S, arr
 from .spec import OpSpec, register
 
 __all__: list = []
-
-_DN = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"),
-       3: ("NCDHW", "OIDHW", "NCDHW")}
-
 
 def _nt(v, n: int) -> tuple:
     """PyTorch's ``_ntuple``: an int or a 1-element list is repeated ``n`` times."""
@@ -91,73 +82,6 @@ def _conv_pads(padding, ksize, dilation) -> list:
             out.append((total // 2, total - total // 2))
         return out
     return [(p, p) for p in _nt(padding, len(ksize))]
-
-
-# Largest C_in*kH*kW for which im2col is used on CPU; 0 disables it (it measured slower
-# than lax.conv on every shape, forward+backward). See Note [Convolution lowering on CPU].
-_IM2COL_MAX_K = 0
-
-
-def _im2col_wins(x_shape, w_shape, groups: int) -> bool:
-    """See Note [Convolution lowering on CPU]: patches + matmul for small 2-D convs."""
-    if groups != 1 or len(x_shape) != 4 or jax.default_backend() != "cpu":
-        return False
-    return w_shape[1] * w_shape[2] * w_shape[3] <= _IM2COL_MAX_K
-
-
-def _patches(x, ksize, stride, dilation):
-    """(N, C, *spatial) already padded -> (N, C, K, *out): one strided slice per offset."""
-    nd = len(ksize)
-    spatial = x.shape[2:]
-    out = [(i - d * (k - 1) - 1) // s + 1 for i, k, s, d in zip(spatial, ksize, stride, dilation)]
-    cols = []
-    for offs in itertools.product(*[range(k) for k in ksize]):
-        start = (0, 0) + tuple(o * d for o, d in zip(offs, dilation))
-        limit = x.shape[:2] + tuple(o * d + (n - 1) * s + 1
-                                    for o, d, n, s in zip(offs, dilation, out, stride))
-        cols.append(lax.slice(x, start, limit, (1, 1) + tuple(stride)))
-    return jnp.stack(cols, axis=2), out, nd
-
-
-def _conv_im2col(x, w, stride, pads, dilation):
-    x = jnp.pad(x, [(0, 0), (0, 0)] + [tuple(p) for p in pads])
-    p, out, _ = _patches(x, w.shape[2:], stride, dilation)
-    n, c, k = p.shape[:3]
-    p = p.reshape(n, c * k, -1)
-    y = lax.dot_general(w.reshape(w.shape[0], c * k), p, (((1,), (1,)), ((), ())))
-    return jnp.moveaxis(y, 1, 0).reshape((n, w.shape[0]) + tuple(out))
-
-
-def conv_forward(x, w, b, stride, pads, dilation, groups, lowering: str = "auto"):
-    """N-d convolution of batched ``x`` (N, C, *spatial) with ``w`` (O, C/g, *k)."""
-    nd = x.ndim - 2
-    if lowering == "im2col" or (lowering == "auto" and _im2col_wins(x.shape, w.shape, groups)):
-        y = _conv_im2col(x, w, stride, pads, dilation)
-    else:
-        y = lax.conv_general_dilated(x, w, stride, pads, rhs_dilation=dilation,
-                                     feature_group_count=groups, dimension_numbers=_DN[nd])
-    if b is not None:
-        y = y + b.reshape((1, -1) + (1,) * nd).astype(y.dtype)
-    return y
-
-
-def conv_transpose_forward(x, w, b, stride, padding, output_padding, groups, dilation):
-    """Transposed convolution as the gradient of a convolution: dilate the input by the
-    stride, pad by ``dilation*(k-1)-padding`` and convolve with the flipped kernel."""
-    nd = x.ndim - 2
-    ks = w.shape[2:]
-    cin, cout_g = w.shape[0], w.shape[1]
-    w2 = w.reshape((groups, cin // groups, cout_g) + ks)
-    w2 = jnp.swapaxes(w2, 1, 2).reshape((groups * cout_g, cin // groups) + ks)
-    w2 = jnp.flip(w2, axis=tuple(range(2, 2 + nd)))
-    pads = [(d * (k - 1) - p, d * (k - 1) - p + op)
-            for k, d, p, op in zip(ks, dilation, padding, output_padding)]
-    y = lax.conv_general_dilated(x, w2, (1,) * nd, pads, lhs_dilation=stride,
-                                 rhs_dilation=dilation, feature_group_count=groups,
-                                 dimension_numbers=_DN[nd])
-    if b is not None:
-        y = y + b.reshape((1, -1) + (1,) * nd).astype(y.dtype)
-    return y
 
 
 def _conv_fn(nd: int):
@@ -975,7 +899,7 @@ register(OpSpec("pixel_unshuffle", _pixel_unshuffle, "input, downscale_factor", 
 def im2col(x, kernel_size, dilation, padding, stride):
     """(N, C, H, W) -> (N, C*kh*kw, L), PyTorch's ``im2col`` order."""
     x = jnp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
-    p, out, _ = _patches(x, kernel_size, stride, dilation)
+    p, _ = stacked_windows(x, kernel_size, stride, dilation)
     n, c, k = p.shape[:3]
     return p.reshape(n, c * k, -1)
 
