@@ -13,7 +13,7 @@ import torchlike as tl
 import torchlike.nn as tnn
 import torchlike.nn.functional as TF
 
-from .._parity import HAVE_TORCH, assert_same, requires_torch, torch
+from .._parity import normalize_error, HAVE_TORCH, assert_same, requires_torch, torch
 from ._layers import check_module
 
 pytestmark = requires_torch
@@ -360,7 +360,7 @@ def _err(fn):
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return type(e).__name__, str(e)
+        return type(e).__name__, normalize_error(str(e))
     return None
 
 
