@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
-from .dispatch import dispatch, prepare
+from .dispatch import _plan_of, dispatch, prepare
 from .spec import OPS, OpSpec
 
 __all__ = ["bind_all", "inplace_apply", "FUNCTIONS"]
@@ -56,9 +56,13 @@ def _dtname(d) -> str:
 dtype_short_name = _dtname
 
 
+# The generated functions and methods call the op's own dispatch function directly
+# (Note [Generated dispatch functions] in dispatch.py) rather than looking it up per call.
 def _make_function(spec: OpSpec, name: str):
+    run = _plan_of(spec).run
+
     def f(*args, **kwargs):
-        return dispatch(spec, f, args, kwargs)
+        return run(f, args, kwargs)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = spec.doc or f"Mirrors ``torch.{spec.name}``."
     f.__module__ = "torchlike"
@@ -66,8 +70,10 @@ def _make_function(spec: OpSpec, name: str):
 
 
 def _make_method(spec: OpSpec, name: str):
+    run = _plan_of(spec).run
+
     def m(self, *args, **kwargs):
-        return dispatch(spec, m, (self,) + args, kwargs)
+        return run(m, (self,) + args, kwargs)
     m.__name__ = name
     m.__qualname__ = "Tensor." + name
     m.__doc__ = spec.doc or f"Mirrors ``torch.Tensor.{name}``."
@@ -80,17 +86,18 @@ _COMMUTATIVE_REFLECTED = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor
 
 
 def _make_reflected(spec: OpSpec, name: str):
+    run = _plan_of(spec).run
     if name == "__rsub__" and "rsub" in OPS:
-        rsub = OPS["rsub"]  # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)`` (RsubBackward1)
+        rsub = _plan_of(OPS["rsub"]).run  # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)``
 
         def m(self, other):
-            return dispatch(rsub, m, (self, other), {})
+            return rsub(m, (self, other), {})
     elif name in _COMMUTATIVE_REFLECTED:
         def m(self, other):
-            return dispatch(spec, m, (self, other), {})
+            return run(m, (self, other), {})
     else:
         def m(self, other):
-            return dispatch(spec, m, (other, self), {})
+            return run(m, (other, self), {})
     m.__name__ = name
     m.__qualname__ = "Tensor." + name
     return m
@@ -118,9 +125,11 @@ def _make_inplace(spec: OpSpec, name: str):
     if spec.view is not None:
         return _make_inplace_view(spec, name)
 
+    run = _plan_of(spec).run
+
     def m(self, *args, **kwargs):
         check_inplace_target(self)
-        out = dispatch(spec, m, (self,) + args, kwargs)
+        out = run(m, (self,) + args, kwargs)
         if out is NotImplemented:
             return out
         return inplace_apply(self, out, name)

@@ -1,0 +1,201 @@
+"""The dispatcher's fast path (Note [Eager fast path] in torchlike/_ops/dispatch.py)
+gives what the general path gives: same values, dtypes, grad_fns, errors; Python
+numbers cached as device scalars keep their sign, dtype and weak typing; ``Parameter``
+is not an overloaded argument, as in PyTorch."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import torchlike as tl
+from torchlike._core.tensor import Tensor
+from torchlike._ops import dispatch as D
+from torchlike._ops.spec import OPS
+
+from ._parity import HAVE_TORCH, assert_same, torch
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((2, 3)).astype(np.float32)
+B = rng.standard_normal((2, 3)).astype(np.float32)
+I = np.array([[1, -2, 3], [4, 5, -6]], np.int64)
+
+
+def _general(name, *args, **kwargs):
+    """The op through the general path only (the reference for the fast path)."""
+    spec = OPS[name]
+    return D._dispatch_general(spec, spec.api, args, kwargs, spec.binder(*args, **kwargs))
+
+
+def _fields(t: Tensor) -> dict:
+    st = t._storage
+    return dict(shape=t._shape, stride=t._stride, offset=t._offset, direct=t._direct,
+                cache=t._cache, cache_gen=t._cache_gen, idx=t._idx, version=t._vc.v,
+                requires_grad=t._requires_grad, grad=t._grad, grad_fn=t.grad_fn,
+                retains_grad=t._retains_grad, hooks=t._hooks,
+                post_acc_hooks=t._post_acc_hooks, output_nr=t._output_nr, base=t._base,
+                node_ref=t._node_ref, array=st.array, gen=st.gen, dtype=st.dtype,
+                dict=getattr(t, "__dict__", {}))
+
+
+def test_inlined_construction_matches_wrap():
+    a = jax.numpy.asarray(A)
+    fast, ref = D._tensor_of(a), Tensor._wrap(a)
+    # every slot the constructor sets must be set by the inlined copy, and alike
+    for k in Tensor.__slots__:
+        if k in ("__dict__", "__weakref__"):
+            continue
+        assert hasattr(fast, k) == hasattr(ref, k), k
+    assert _fields(fast) == _fields(ref)
+    assert fast._storage is not ref._storage and fast._vc is not ref._vc
+    assert fast._storage.uid != ref._storage.uid   # distinct data_ptr()s
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("add", (A, B), {}), ("add", (A, B), {"alpha": 2.0}), ("add", (A, 1.5), {}),
+    ("add", (I, 2), {}), ("add", (I, True), {}), ("mul", (I, 0.5), {}),
+    ("div", (I, 2), {}), ("div", (A, B), {"rounding_mode": "floor"}),
+    ("exp", (I,), {}), ("clamp", (A, -0.5), {}), ("sum", (A, 1), {}),
+    ("sum", (A,), {"dim": 0, "keepdim": True}), ("matmul", (A, B.T), {}),
+])
+def test_fast_path_matches_general_path(name, args, kwargs):
+    conv = [tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    fast = OPS[name].api(*conv, **kwargs)
+    ref = _general(name, *conv, **kwargs)
+    assert fast.dtype is ref.dtype and fast.shape == ref.shape
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(ref))
+    if HAVE_TORCH:
+        targs = [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        assert_same(fast, getattr(torch, name)(*targs, **kwargs))
+
+
+def test_positional_defaults_and_keyword_only_parameters():
+    a, b = tl.tensor(A), tl.tensor(B)
+    np.testing.assert_array_equal(np.asarray(tl.add(a, b)), A + B)
+    np.testing.assert_allclose(np.asarray(tl.add(a, b, alpha=3)), A + 3 * B, rtol=1e-6)
+    with pytest.raises(TypeError, match="positional"):
+        tl.add(a, b, 3)      # alpha is keyword-only, as in PyTorch
+    with pytest.raises(TypeError):
+        tl.add(a)
+    if HAVE_TORCH:
+        ta, tb = torch.tensor(A), torch.tensor(B)
+        with pytest.raises(TypeError):
+            torch.add(ta, tb, 3)
+        with pytest.raises(TypeError):
+            torch.add(ta)
+
+
+def test_errors_match_pytorch():
+    a = tl.tensor(A)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        a + tl.ones(4)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        tl.exp(1.0)
+    with pytest.raises(RuntimeError, match="alpha must not be"):
+        tl.tensor(I).add(1, alpha=0.5)
+    if HAVE_TORCH:
+        with pytest.raises(RuntimeError, match="must match the size"):
+            torch.tensor(A) + torch.ones(4)
+        with pytest.raises(RuntimeError, match="alpha must not be"):
+            torch.tensor(I).add(1, alpha=0.5)
+
+
+def test_device_scalars_keep_sign_dtype_and_weak_type():
+    x = tl.tensor(np.array([1.0, -2.0], np.float32))
+    xi = tl.tensor(np.array([3, 4], np.int64))
+    outs = []
+    for _ in range(3):    # the second and third calls use the cached device scalars
+        outs.append([x * 0.0, x * -0.0, x * 2.5, xi * 2, xi + True, xi * 2.5,
+                     x + (1 + 2j), xi // 2])
+    for row in outs:
+        assert [o.dtype for o in row] == [tl.float32, tl.float32, tl.float32, tl.int64,
+                                          tl.int64, tl.float32, tl.complex64, tl.int64]
+        assert np.signbit(np.asarray(row[0])).tolist() == [False, True]
+        assert np.signbit(np.asarray(row[1])).tolist() == [True, False]
+        for o, r in zip(row, outs[0]):
+            np.testing.assert_array_equal(np.asarray(o), np.asarray(r))
+    if HAVE_TORCH:
+        t, ti = torch.tensor([1.0, -2.0]), torch.tensor([3, 4])
+        ref = [t * 0.0, t * -0.0, t * 2.5, ti * 2, ti + True, ti * 2.5, t + (1 + 2j),
+               ti // 2]
+        assert_same(outs[-1], ref)
+    for table in D._SCALARS.values():
+        for a in table.values():
+            assert not isinstance(a, jax.core.Tracer)
+
+
+def test_scalar_table_is_bounded(monkeypatch):
+    monkeypatch.setattr(D, "_SCALAR_CACHE_MAX", 4)
+    x = tl.tensor(np.array([1.0], np.float32))
+    for k in range(12):   # more numbers than the table holds, each used twice
+        for _ in range(2):
+            assert float(x * (k + 0.125)) == k + 0.125
+    assert 0 < len(D._SCALARS[float]) <= 4 and len(D._SCALARS_SEEN[float]) <= 4
+    for _ in range(3):   # few enough to be kept
+        assert float(x * 0.375) == 0.375 and float(x * 0.625) == 0.625
+    assert 0.375 in D._SCALARS[float] and 0.625 in D._SCALARS[float]
+
+
+def test_numbers_beyond_int64_raise_as_before():
+    x = tl.tensor(np.array([1], np.int64))
+    for _ in range(3):
+        with pytest.raises(OverflowError):
+            x + 2 ** 70
+
+
+def test_traced_calls_cache_no_tracer():
+    x = tl.tensor(np.array([1.0, 2.0], np.float32))
+
+    def f(a):
+        t = Tensor._wrap(a)
+        return (t * 0.25 + 7.0 - t.sub(3.5, alpha=2))._value
+
+    ref = np.asarray(f(x._value))
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(x._value)), ref)
+    for table in D._SCALARS.values():
+        for a in table.values():
+            assert not isinstance(a, jax.core.Tracer)
+
+
+def test_parameter_is_not_an_overloaded_argument():
+    p = tl.nn.Parameter(tl.tensor(A))
+    with tl.no_grad():
+        p.add_(1.0)
+    assert p._version == 1
+    q = p * 2
+    assert type(q) is Tensor and q.grad_fn.name() == "MulBackward0"
+    if HAVE_TORCH:
+        tp = torch.nn.Parameter(torch.tensor(A))
+        with torch.no_grad():
+            tp.add_(1.0)
+        assert tp._version == 1
+        assert_same(q, tp * 2)
+        assert type(tp * 2) is torch.Tensor
+
+
+def test_subclass_override_sees_no_parameter_type():
+    def make(fw):
+        seen = []
+
+        class Logged(fw.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                seen.append(sorted(t.__name__ for t in types))
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        p = fw.nn.Parameter(fw.ones(2))
+        s = fw.ones(2).as_subclass(Logged) if fw is torch else Logged(fw.ones(2))
+        out = fw.add(p, s)
+        return seen, type(out).__name__
+
+    seen, kind = make(tl)
+    assert seen == [["Logged"]] and kind == "Logged"
+    if HAVE_TORCH:
+        assert make(torch) == (seen, kind)
+
+
+def test_generated_fast_functions_are_shared_per_layout():
+    assert len(D._FAST_CODE) < len(OPS) / 2
+    assert OPS["add"].extra["plan"].run.__name__ == "dispatch_add"
