@@ -6,10 +6,44 @@ runs first (``AccumulateGrad`` of leaves at once), as in PyTorch's engine. Per n
 tensor hooks (``Tensor.register_hook``), then ``retain_grad``, then ``Node`` pre-hooks,
 the node itself, its post-hooks; ``AccumulateGrad`` adds into ``.grad`` and then runs
 post-accumulate-grad hooks. Saved values are freed unless ``retain_graph``.
+
+# Note [Fused backward]
+# Eagerly, each node's backward is one cached executable (Note [Backward of a node is an
+# op] in graph.py), so a graph of small ops costs one executable launch per node, plus
+# one per addition of gradients meeting at a node. A training loop walks the same graph
+# (same ops, static arguments, wiring, shapes and dtypes) again and again; then the
+# whole backward runs as one executable instead. ``_fused_plan`` walks the graph in
+# exactly the eager order without running anything and writes the walk down as a
+# program: VJP steps and additions over numbered gradient slots, and the slots that
+# reach each leaf. The program is the cache key; ``_replay``, jitted per program, runs
+# it with the roots' gradients and the nodes' saved inputs as arguments, so XLA fuses
+# across nodes and the launch is paid once. The leaves' gradients are then accumulated
+# into ``.grad`` as the eager walk would, in the same order. The computation is the
+# same, op for op; only XLA's fusion across nodes may round differently, so a fused
+# gradient can differ from the eager one in the last bit of some elements (as two
+# PyTorch kernels for the same op can).
+#
+# It is taken only where nothing can tell the difference: ``backward()`` without
+# ``inputs``, ``create_graph`` or anomaly mode; every node a table op (``OpNode``) or a
+# leaf's ``AccumulateGrad``, with no hooks, ``retain_grad`` or traced values; every
+# saved tensor at its saved version (else the eager walk raises PyTorch's error at the
+# right node); no leaf's ``.grad`` saved by the graph (accumulating into it would bump
+# a version a later node checks).
+#
+# Compiling a program costs a fraction of the graph's first eager step (which compiles
+# each op's forward and backward): measured on the 2-core CI machine, 0.05-0.2 s for
+# benchmarks/eager_autograd.py's cases (15-35% of their first step), saving 0.1-2 ms
+# per step. So a program is compiled only on its ``_FUSE_AFTER``-th sighting (a loop,
+# not a debugging session), graphs of more than ``_FUSE_MAX_NODES`` nodes always run
+# eagerly, at most ``_FUSED_MAX`` programs are kept and at most
+# ``_Budget.compiles_left`` are ever compiled (a graph whose shapes change every step
+# cannot make the engine compile without end). A program that fails to trace is
+# remembered and runs eagerly.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import weakref
 from typing import Iterable, Sequence
@@ -20,7 +54,9 @@ import jax.numpy as jnp
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from . import _errors
-from .graph import AccumulateGrad, Node, RemovableHandle, _anomaly, accumulate_node
+from .._ops.dispatch import _tensor_of
+from .graph import (AccumulateGrad, Node, OpNode, RemovableHandle, _anomaly, _bwd_impl,
+                    accumulate_node)
 
 __all__ = ["backward", "grad", "run_backward"]
 
@@ -109,7 +145,7 @@ def _buffer_add(a, b):
     if _grad_state.enabled:
         from .._ops.dispatch import call_op
         return call_op("add", a, b)
-    return Tensor._wrap(_add_arrays(a._value, b._value))
+    return _tensor_of(_add_arrays(a._value, b._value))
 
 
 def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
@@ -177,6 +213,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     prev = _grad_state.enabled
     _grad_state.enabled = bool(create_graph)
     try:
+        if (not inputs and not create_graph and accumulate and not _anomaly.enabled
+                and len(order) <= _FUSE_MAX_NODES
+                and _run_fused(buffers, deps, heap, retain_graph)):
+            return captured
         while heap:
             node = heapq.heappop(heap)[2]
             grads = buffers.pop(node, None)
@@ -219,7 +259,11 @@ def _capture(node, grads, captures, captured) -> None:
 
 
 def _call_function(node: Node, grads: list, create_graph: bool, accumulate: bool) -> list:
-    grads = _tensor_pre_hooks(node, grads)
+    if type(node) is AccumulateGrad:
+        if node.variable._hooks:
+            grads = _tensor_pre_hooks(node, grads)
+    elif node._tensor_pre_hooks or node._retain:
+        grads = _tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         for h in list(node._pre_hooks.values()):
             r = h(tuple(grads))
@@ -229,7 +273,7 @@ def _call_function(node: Node, grads: list, create_graph: bool, accumulate: bool
         if accumulate:
             _accumulate(node.variable, grads[0], create_graph)
         in_grads: list = []
-    elif all(g is None for g in grads) and not getattr(node, "_runs_on_none", False):
+    elif _all_none(grads) and not getattr(node, "_runs_on_none", False):
         in_grads = [None] * len(node.next_functions)
     else:
         try:
@@ -246,6 +290,13 @@ def _call_function(node: Node, grads: list, create_graph: bool, accumulate: bool
             if r is not None:
                 in_grads = list(r)
     return in_grads
+
+
+def _all_none(grads: list) -> bool:
+    for g in grads:
+        if g is not None:
+            return False
+    return True
 
 
 def _tensor_pre_hooks(node: Node, grads: list) -> list:
@@ -298,7 +349,7 @@ def _accumulate(var: Tensor, g, create_graph: bool) -> None:
         if create_graph and g._requires_grad:
             var._grad = g
         else:
-            var._grad = Tensor._wrap(g._value)
+            var._grad = _tensor_of(g._value)
     elif not _grad_state.enabled:
         var._grad._set_value(_add_arrays(var._grad._value, g._value))
     else:
@@ -322,6 +373,200 @@ def _anomaly_warn(node: Node) -> None:
     import warnings
     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
                   "the error:\n" + "".join(node._anomaly), UserWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
+# the fused backward (Note [Fused backward])
+_FUSE_AFTER = 20         # sightings of a program before it is compiled
+_FUSE_MAX_NODES = 256
+_SIGHTINGS_MAX = 512     # programs counted before the table is cleared
+_FUSED_MAX = 64          # compiled programs kept (the oldest is dropped beyond)
+_ADD = "add"             # a program step adding two slots (VJP steps start with a runner)
+_NOT_COMPILED = object()
+
+
+class _Budget:
+    compiles_left = 256  # programs compiled in this process, at most
+
+
+_sightings: dict = {}    # program -> times seen
+_fused: dict = {}        # program -> jitted replay, or None when it cannot be traced
+
+
+def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool) -> bool:
+    """Run this backward as one executable if its program is known; False to go eager.
+
+    Called with the engine's initial state (root buffers, dependency counts, the heap
+    of ready nodes), which it does not modify."""
+    plan = _fused_plan(buffers, deps, heap)
+    if plan is None:
+        return False
+    program, roots, dyns, leaves, walked = plan
+    fn = _fused.get(program, _NOT_COMPILED)
+    if fn is _NOT_COMPILED:
+        n = _sightings.get(program, 0) + 1
+        if n < _FUSE_AFTER:
+            if len(_sightings) >= _SIGHTINGS_MAX:
+                _sightings.clear()
+            _sightings[program] = n
+            return False
+        _sightings.pop(program, None)
+        if _Budget.compiles_left <= 0:
+            return False
+        _Budget.compiles_left -= 1
+        if len(_fused) >= _FUSED_MAX:
+            del _fused[next(iter(_fused))]
+        fn = _fused[program] = jax.jit(functools.partial(_replay, program))
+    elif fn is None:
+        return False
+    try:
+        grads = fn(roots, dyns)
+    except Exception:   # e.g. a VJP that cannot be traced here: the eager walk decides
+        _fused[program] = None
+        return False
+    for var, g in zip(leaves, grads):
+        _accumulate(var, _tensor_of(g), False)
+    if not retain_graph:
+        for node in walked:
+            node._release()
+    return True
+
+
+def _fused_plan(buffers: dict, deps: dict, heap: list):
+    """Walk the graph as ``run_backward`` would, recording a program instead of running
+    nodes: ``(program, root arrays, per-VJP-step saved inputs, leaves, walked nodes)``,
+    or None when the walk meets something only the eager engine handles."""
+    deps = dict(deps)
+    heap = list(heap)
+    tie = len(heap)
+    roots: list = []
+    root_avals: list = []
+    slots: dict = {}      # node -> slot number per output (None: no gradient)
+    for node, buf in buffers.items():
+        s = []
+        for g in buf:
+            if g is None:
+                s.append(None)
+            else:
+                a = g._value
+                if isinstance(a, jax.core.Tracer):
+                    return None
+                s.append(len(roots))
+                roots.append(a)
+                root_avals.append((a.shape, a.dtype))
+        slots[node] = s
+    n_slots = len(roots)
+    steps: list = []
+    dyns: list = []
+    leaves: list = []
+    leaf_slots: list = []
+    walked: list = []
+    saved_vcs: set = set()
+    while heap:
+        node = heapq.heappop(heap)[2]
+        walked.append(node)
+        gs = slots.pop(node, None)
+        if node._pre_hooks or node._hooks:
+            return None
+        if type(node) is AccumulateGrad:
+            var = node.variable
+            if var._hooks or var._post_acc_hooks:
+                return None
+            if gs is not None and gs[0] is not None:
+                leaves.append(var)
+                leaf_slots.append(gs[0])
+            continue
+        if (type(node) is not OpNode or node._tensor_pre_hooks or node._retain
+                or node._freed or getattr(node, "_vjp", None) is not None):
+            return None
+        if node._saved:
+            for e in node._saved:
+                if e[0].v != e[1]:
+                    return None    # the eager walk raises PyTorch's error at this node
+                saved_vcs.add(id(e[0]))
+        nf = node.next_functions
+        out = None
+        if gs is not None and not _all_none(gs):
+            n_res = _count_true(node._mask)
+            steps.append((node._spec.extra["runner"], node._statics, node._cast, node._mask,
+                          node._zavals, tuple(gs), n_res, _avals(node._dyn)))
+            dyns.append(node._dyn)
+            out = [None] * len(nf)
+            for pos, k in zip(node._edge_pos, range(n_slots, n_slots + n_res)):
+                out[pos] = k
+            n_slots += n_res
+        for i, (nxt, nr) in enumerate(nf):
+            if nxt is None:
+                continue
+            k = None if out is None else out[i]
+            if k is not None:
+                b = slots.get(nxt)
+                if b is None:
+                    b = slots[nxt] = [None] * nxt._num_outputs()
+                if b[nr] is None:
+                    b[nr] = k
+                else:
+                    steps.append((_ADD, b[nr], k))
+                    b[nr] = n_slots
+                    n_slots += 1
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                heapq.heappush(heap, (-nxt._seq, tie, nxt))
+                tie += 1
+    for var in leaves:
+        if var._grad is not None and id(var._grad._vc) in saved_vcs:
+            return None
+    # shapes and dtypes are part of the key: each program compiles once, after its
+    # sightings, never on a new shape the first time it is met
+    program = (tuple(root_avals), tuple(steps), tuple(leaf_slots))
+    return program, roots, dyns, leaves, walked
+
+
+def _avals(dyn) -> tuple:
+    """Shapes and dtypes of a node's saved inputs (a Python number's type)."""
+    out = []
+    for d in dyn:
+        if d is None:
+            out.append(None)
+        elif isinstance(d, (list, tuple)):
+            out.append(_avals(d))
+        elif hasattr(d, "shape"):
+            out.append((d.shape, d.dtype))
+        else:
+            out.append(type(d))
+    return tuple(out)
+
+
+def _count_true(mask: tuple) -> int:
+    """How many leaves of a (nested) differentiability mask are True: the number of
+    gradients the node's VJP returns."""
+    n = 0
+    for m in mask:
+        if m is True:
+            n += 1
+        elif type(m) is tuple:
+            n += _count_true(m)
+    return n
+
+
+def _replay(program: tuple, roots: list, dyns: list) -> tuple:
+    """The pure function a program stands for: the gradients reaching each leaf."""
+    _, steps, outs = program
+    slots = list(roots)
+    k = 0
+    for st in steps:
+        if st[0] is _ADD:
+            slots.append(slots[st[1]] + slots[st[2]])
+        else:
+            runner, statics, cast, mask, zavals, gs, n_res, _ = st
+            cts = tuple(None if s is None else slots[s] for s in gs)
+            res = _bwd_impl(runner, statics, cast, mask, zavals, dyns[k], cts)
+            if len(res) != n_res:   # the slot numbering would be off: refuse to fuse
+                raise ValueError(f"{runner.__name__}: {len(res)} gradients, expected {n_res}")
+            slots.extend(res)
+            k += 1
+    return tuple(slots[s] for s in outs)
 
 
 # ---------------------------------------------------------------------------
