@@ -2,20 +2,19 @@
 
 Cases: an 8x8 add, a 64x64 matmul, a 10-op elementwise chain and a 3-layer MLP written
 with raw tensor ops; each computes a scalar loss and its gradients w.r.t. the inputs.
-Prints per-case times and ratios measured in this one run (no asserts).
+torchlike runs twice: as it is (a graph walked many times gets its backward fused into
+one executable, Note [Fused backward] in torchlike/autograd/engine.py) and per-node (that
+switched off). torchlike and PyTorch are timed in interleaved blocks so that a shared
+machine loads them alike. Prints per-case times and ratios measured in this one run (no
+asserts); benchmarks/README.md has the recorded figures.
 
-Latest recorded run (2-core CPU container shared with other busy processes, so the
-absolute figures, PyTorch's included, are noisy; us per forward+backward step):
-
-    case            torchlike      torch   jax.grad  jit(grad)  tl/torch tl/jaxgrad
-    add 8x8            511.4us     210.0us    4131.5us      33.9us     2.43x      0.12x
-    matmul 64x64      1165.3us   10071.7us   12708.7us     589.4us     0.12x      0.09x
-    chain 10 ops      6554.4us     440.0us   21431.5us     374.7us    14.90x      0.31x
-    mlp 3 layers      4830.2us   22796.4us   34325.4us     555.3us     0.21x      0.14x
+    python benchmarks/eager_autograd.py [--no-jax] [--torch-threads 1]
 """
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import time
 
 import jax
@@ -93,7 +92,36 @@ def _time(fn, n=None, budget=0.6):
     return best * 1e6
 
 
-def bench_torchlike(case, arrays):
+def _interleaved(fns: list, rounds: int = 15, budget: float = 0.04) -> list:
+    """Per-step time in microseconds of each step function in ``fns`` (None: skipped):
+    after a warm-up, ``rounds`` rounds in a rotating order, each timing a block of steps
+    that lasts about ``budget`` seconds; the median block. Interleaving makes the
+    implementations share the load of a busy machine alike."""
+    live = [f for f in fns if f is not None]
+    sizes = []
+    for f in live:
+        for _ in range(30):    # past the engine's _FUSE_AFTER sightings
+            f()
+        t0 = time.perf_counter()
+        f()
+        sizes.append(max(3, int(budget / max(time.perf_counter() - t0, 1e-6))))
+    samples: list = [[] for _ in live]
+    for r in range(rounds):
+        k = r % len(live)
+        order = list(range(len(live)))
+        for i in order[k:] + order[:k]:
+            t0 = time.perf_counter()
+            for _ in range(sizes[i]):
+                live[i]()
+            samples[i].append((time.perf_counter() - t0) / sizes[i])
+    meds = iter(statistics.median(x) * 1e6 for x in samples)
+    return [next(meds) if f is not None else float("nan") for f in fns]
+
+
+def torchlike_step(case, arrays, fuse=True):
+    """``fuse=False``: every backward node runs as its own executable (the engine's
+    fused backward, Note [Fused backward], switched off)."""
+    from torchlike.autograd import engine
     ts = [tl.tensor(a, requires_grad=True) for a in arrays]
 
     def step():
@@ -101,17 +129,25 @@ def bench_torchlike(case, arrays):
             t.grad = None
         case(tl, *ts).backward()
         ts[0].grad._value.block_until_ready()
-    return _time(step)
+
+    def per_node_step():
+        prev = getattr(engine, "_FUSE_MAX_NODES", None)   # None: a version without it
+        engine._FUSE_MAX_NODES = -1
+        try:
+            step()
+        finally:
+            engine._FUSE_MAX_NODES = prev
+    return step if fuse else per_node_step
 
 
-def bench_torch(case, arrays):
+def torch_step(case, arrays):
     ts = [torch.tensor(a, requires_grad=True) for a in arrays]
 
     def step():
         for t in ts:
             t.grad = None
         case(torch, *ts).backward()
-    return _time(step)
+    return step
 
 
 class _J:
@@ -186,18 +222,29 @@ def bench_jax(case, arrays, jit):
 
 
 def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--no-jax", action="store_true", help="skip the jax.grad columns")
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="PyTorch intra-op threads (its idle threads spin, which on a shared "
+                        "machine slows whatever runs next; these cases are small)")
+    args = p.parse_args()
+    if torch is not None:
+        torch.set_num_threads(args.torch_threads)
     rows = []
+    nan = float("nan")
     for name, (case, arrays) in _inputs().items():
-        t_tl = bench_torchlike(case, arrays)
-        t_t = bench_torch(case, arrays) if torch is not None else float("nan")
-        t_je = bench_jax(case, arrays, jit=False)
-        t_jj = bench_jax(case, arrays, jit=True)
-        rows.append((name, t_tl, t_t, t_je, t_jj))
-    print(f"{'case':14s} {'torchlike':>10s} {'torch':>10s} {'jax.grad':>10s} "
-          f"{'jit(grad)':>10s} {'tl/torch':>9s} {'tl/jaxgrad':>10s}")
-    for name, a, b, c, d in rows:
-        print(f"{name:14s} {a:9.1f}us {b:9.1f}us {c:9.1f}us {d:9.1f}us {a / b:8.2f}x "
-              f"{a / c:9.2f}x")
+        t_tl, t_pn, t_t = _interleaved([
+            torchlike_step(case, arrays), torchlike_step(case, arrays, fuse=False),
+            torch_step(case, arrays) if torch is not None else None])
+        t_je = nan if args.no_jax else bench_jax(case, arrays, jit=False)
+        t_jj = nan if args.no_jax else bench_jax(case, arrays, jit=True)
+        rows.append((name, t_tl, t_pn, t_t, t_je, t_jj))
+    print(f"{'case':14s} {'torchlike':>10s} {'per-node':>10s} {'torch':>10s} "
+          f"{'jax.grad':>10s} {'jit(grad)':>10s} {'tl/torch':>9s} {'pn/torch':>9s} "
+          f"{'tl/jaxgrad':>10s}")
+    for name, a, pn, b, c, d in rows:
+        print(f"{name:14s} {a:9.1f}us {pn:9.1f}us {b:9.1f}us {c:9.1f}us {d:9.1f}us "
+              f"{a / b:8.2f}x {pn / b:8.2f}x {a / c:9.2f}x")
 
 
 if __name__ == "__main__":

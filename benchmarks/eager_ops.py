@@ -1,8 +1,10 @@
 """Per-op eager time: torchlike vs raw ``jax.numpy`` vs PyTorch, measured in one run.
 
 Cases: an 8x8 add, a 64x64 matmul, and a 10-op elementwise chain. Prints the median
-time per call in microseconds and the ratios torchlike / jnp and torchlike / PyTorch.
-No thresholds are asserted: the figures are for reading.
+time per call in microseconds (each call waits for its result; the implementations are
+timed in interleaved blocks, so a shared machine loads them alike) and the ratios
+torchlike / jnp and torchlike / PyTorch. No thresholds are asserted: the figures are
+for reading.
 
     python benchmarks/eager_ops.py [--repeat 2000]
 """
@@ -29,20 +31,32 @@ except ImportError:  # pragma: no cover
     torch = None
 
 
-def timeit(fn, repeat: int, block=None) -> float:
-    """Median of ``repeat`` single-call timings in microseconds (after warm-up)."""
-    for _ in range(50):
-        r = fn()
-    if block:
-        block(r)
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = fn()
-        if block:
-            block(r)
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1e6
+def timeit(fns: list, repeat: int, block: int = 20) -> list:
+    """Median per-call time in microseconds of each ``(fn, sync)`` in ``fns`` (None:
+    skipped), after warm-up. The implementations are measured in interleaved blocks of
+    ``block`` calls, ``repeat`` calls each in all, in a rotating order, so that all of
+    them see the same load of a shared machine; ``sync(result)`` waits for the result
+    of every call."""
+    live = [(f, s) for f, s in fns if f is not None]
+    for f, sync in live:
+        for _ in range(50):
+            r = f()
+        if sync:
+            sync(r)
+    samples: list = [[] for _ in live]
+    for r in range(max(1, repeat // block)):
+        # rotate the order: no implementation always runs right after another one's
+        # worker threads were busy (PyTorch's spin for a while after each op)
+        k = r % len(live)
+        for (f, sync), out in zip(live[k:] + live[:k], samples[k:] + samples[:k]):
+            t0 = time.perf_counter()
+            for _ in range(block):
+                r = f()
+                if sync:
+                    sync(r)
+            out.append((time.perf_counter() - t0) / block)
+    meds = iter(statistics.median(x) * 1e6 for x in samples)
+    return [next(meds) if f is not None else float("nan") for f, _ in fns]
 
 
 def chain(x, y):
@@ -74,6 +88,9 @@ def jnp_chain(x, y):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=2000)
+    p.add_argument("--torch-threads", type=int, default=1,
+                   help="PyTorch intra-op threads (its idle threads spin, which on a shared "
+                        "machine slows whatever runs next; these ops are too small to split)")
     args = p.parse_args()
     rng = np.random.default_rng(0)
     a8, b8 = (rng.random((8, 8), np.float32) + 1 for _ in range(2))
@@ -94,17 +111,15 @@ def main() -> None:
          (lambda: chain(pa8, pb8)) if torch else None),
     ]
     if torch is not None:
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        torch.set_num_threads(args.torch_threads)
         pa8, pb8, pa64, pb64 = (torch.tensor(x) for x in (a8, b8, a64, b64))
 
-    print(f"# eager per-call time, median of {args.repeat} (us); machine: "
+    print(f"# eager per-call time, median over blocks of {args.repeat} calls (us); machine: "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"jax {jax.__version__}, torch {torch.__version__ if torch else 'absent'}")
     print(f"{'case':<18}{'torchlike':>11}{'jnp':>9}{'torch':>9}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, f_tl, f_j, f_t in cases:
-        t_tl = timeit(f_tl, args.repeat, block_t) if f_tl else float("nan")
-        t_j = timeit(f_j, args.repeat, block_j)
-        t_t = timeit(f_t, args.repeat) if f_t else float("nan")
+        t_tl, t_j, t_t = timeit([(f_tl, block_t), (f_j, block_j), (f_t, None)], args.repeat)
         print(f"{name:<18}{t_tl:>11.2f}{t_j:>9.2f}{t_t:>9.2f}{t_tl / t_j:>9.2f}"
               f"{t_tl / t_t:>10.2f}")
 
