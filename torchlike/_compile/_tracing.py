@@ -52,15 +52,13 @@ class TraceContext:
     the optimizers' ``param_groups`` (Note [Hyper-parameters are inputs]);
     ``deferred``: LR-scheduler steps to run after each call, in order, as
     ``(scheduler, method, args, kwargs)``; ``opt_steps``: how many times each optimizer
-    stepped (replayed on ``_step_count`` after each cached call); ``backward_ran``: whether
-    the autograd engine ran during the trace.
+    stepped (replayed on ``_step_count`` after each cached call).
     """
 
     def __init__(self):
         self.hyper: dict[int, object] = {}
         self.deferred: list = []
         self.opt_steps: dict = {}
-        self.backward_ran = False
 
     def __enter__(self):
         if _current.ctx is not None:
@@ -83,6 +81,3 @@ class TraceContext:
 
     def defer(self, obj, method, args, kwargs) -> None:
         self.deferred.append((obj, method, args, kwargs))
-
-    def deferred_for(self, obj) -> bool:
-        return any(d[0] is obj for d in self.deferred)

@@ -49,6 +49,7 @@ from jax.extend.core import Literal
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
+from ..autograd.graph import Node, _backward_error, edge_of
 from . import _tracing
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
@@ -96,7 +97,7 @@ def _sign(v) -> int:
 class _Entry:
     """One traced and compiled program and how to read and write its state."""
 
-    __slots__ = ("run", "donate_pos", "used", "n_in", "changed", "grad_plan", "new_state",
+    __slots__ = ("run", "donate_pos", "used", "changed", "grad_plan", "new_state",
                  "gen_plan", "out_plan", "out_tree", "deferred", "opt_steps", "single_use",
                  "changed_pos", "agnostic", "diff_in", "diff_out", "bwd")
 
@@ -201,9 +202,9 @@ class CompiledFunction:
             entry = self._cache.get(key)
             full.extend(s.array for s in grad_storages)
         if entry is None:
-            bad = [f"{k}={type(read_slot((g, k, i))).__name__}"
-                   for g, k, i in found.hyper_slots
-                   if type(read_slot((g, k, i))) not in (float, int)]
+            bad = [f"{slot[1]}={type(v).__name__}"
+                   for slot, v in zip(found.hyper_slots, hyper)
+                   if type(v) not in (float, int)]
             if bad:
                 raise TypeError("torchlike.compile: optimizer hyper-parameters must be Python "
                                 "numbers when the step is compiled; got " + ", ".join(bad))
@@ -562,8 +563,6 @@ def _make_backward(fun, avals, entry):
 
 
 def _attach(entry: _Entry, full, outs) -> dict:
-    from ..autograd.graph import Node, edge_of
-
     node = _CompiledBackward("CompiledFunctionBackward",
                              tuple(edge_of(t) for t, _ in entry.diff_in))
     node._entry = entry
@@ -576,16 +575,10 @@ def _attach(entry: _Entry, full, outs) -> dict:
         t.grad_fn = node
         t._output_nr = nr
         made[j] = t
-    _ = Node
     return made
 
 
-def _node_base():
-    from ..autograd.graph import Node
-    return Node
-
-
-class _CompiledBackward(_node_base()):
+class _CompiledBackward(Node):
     __slots__ = ("_entry", "_full", "_shapes")
 
     def _num_outputs(self) -> int:
@@ -593,7 +586,6 @@ class _CompiledBackward(_node_base()):
 
     def apply(self, grads, create_graph):
         if self._full is None:
-            from ..autograd.graph import _backward_error
             raise _backward_error(self._name)
         if create_graph:
             raise NotImplementedError("torchlike.compile: create_graph=True through a "

@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import itertools
 import types
 from functools import lru_cache as functools_lru_cache
 from functools import partial as functools_partial
@@ -33,8 +32,6 @@ from .._core.random import Generator, default_generator
 from .._core.tensor import Tensor
 
 __all__ = ["Found", "find_state", "roots_of"]
-
-_ids = itertools.count(1)
 
 _SKIP_MODULES = ("builtins", "numpy", "jax", "jaxlib", "optax", "flax", "typing",
                  "collections", "functools", "abc", "enum", "torch")
@@ -53,8 +50,8 @@ class Found:
     ``owners``: one tensor per storage (to bump its version counter after a write);
     ``holders``: leaf tensors that require grad (their ``.grad`` is state too);
     ``modules``, ``optimizers``, ``schedulers``, ``generators``: the stateful objects;
-    ``hyper_slots``: ``(group dict, key, index or None)`` of every float hyper-parameter;
-    ``uid``: identifies this discovery in cache keys."""
+    ``hyper_slots``: ``(group dict, key, index or None)`` of every number in the optimizers'
+    param groups; ``roots``: what the walk started from."""
 
     def __init__(self):
         self.storages: list = []
@@ -68,7 +65,6 @@ class Found:
         self.storage_index: dict = {}
         self.holder_ids: set = set()
         self.roots: list = []
-        self.uid = next(_ids)
 
     def add_tensor(self, t: Tensor) -> None:
         st = t._storage

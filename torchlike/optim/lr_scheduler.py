@@ -19,7 +19,7 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from functools import partial, wraps
 from math import inf
 from typing import Any, Literal, SupportsFloat, TypedDict
 
@@ -32,6 +32,7 @@ def _deferred_in_compiled(step):
     """Wraps a scheduler's ``step``: while a compiled function is traced the call is
     recorded and replayed after each call of the program, since it changes only Python
     floats (Note [Hyper-parameters are inputs] in ``torchlike/_compile/compile.py``)."""
+    @wraps(step)
     def wrapper(self, *args, **kwargs):
         ctx = _tracing.current()
         if ctx is not None and not self._is_initial:
@@ -39,8 +40,6 @@ def _deferred_in_compiled(step):
             return None
         return step(self, *args, **kwargs)
 
-    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = \
-        step.__name__, step.__qualname__, step.__doc__
     wrapper._deferred = True
     return wrapper
 
