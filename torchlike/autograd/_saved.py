@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["edge_info", "saved_entries", "saved_entries_linear", "camel"]
+from .._core.tensor import Tensor
+
+__all__ = ["edge_info", "save_plan", "entries", "camel"]
 
 
 def camel(name: str) -> str:
@@ -87,13 +89,11 @@ EDGES: dict = {
 
 
 def _clamp_name(input, min=None, max=None):
-    from .._core.tensor import Tensor
     return "ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor) \
         else "ClampBackward1"
 
 
 def _rsub_name(input, other, alpha=1):
-    from .._core.tensor import Tensor
     return "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
 
 
@@ -109,8 +109,9 @@ def edge_info(spec) -> tuple:
     return info
 
 
-def _plan(spec):
-    """Parsed SAVES entry: tuple of (kind, index, cond_index) with kind 'in'/'out'."""
+def save_plan(spec) -> tuple:
+    """Parsed SAVES entry: tuple of (is_output, index, cond_index); index None for
+    every output, cond_index None when unconditional."""
     plan = spec.extra.get("_save_plan")
     if plan is not None:
         return plan
@@ -123,49 +124,37 @@ def _plan(spec):
         what, _, cond = e.partition("|")
         ci = args.index(cond) if cond and cond in args else None
         if what.startswith("result"):
-            plan.append(("out", int(what[6:]) if what[6:] else None, ci))
+            plan.append((True, int(what[6:]) if what[6:] else None, ci))
         elif what in args:
-            plan.append(("in", args.index(what), ci))
+            plan.append((False, args.index(what), ci))
     plan = spec.extra["_save_plan"] = tuple(plan)
     return plan
 
 
-def _needs(v) -> bool:
-    from .._core.tensor import Tensor
-    return isinstance(v, Tensor) and v._requires_grad
-
-
-def _entry(t, owner, nr):
-    # ``owner``: the saved input tensor itself (PyTorch names its grad_fn at the time of
-    # the error) or, for a saved output, the name of the node that made it.
-    return (t._vc, t._vc.v, t.dtype, t._shape, owner, nr)
-
-
-def saved_entries(spec, node, dyn_t, outs):
-    """Version-check entries for the tensors PyTorch's node for ``spec`` saves."""
-    from .._core.tensor import Tensor
-    plan = _plan(spec)
-    if not plan:
-        return None
+def entries(plan, dyn_t, outs, name):
+    """Version-check entries ``(version counter, version, dtype, shape, owner,
+    output_nr)`` for the tensors a node saves, following its ``save_plan``. ``owner``:
+    the saved input tensor itself (PyTorch names its grad_fn at the time of the error)
+    with output_nr None, or, for a saved output, the name of the node that made it."""
     res = []
-    for kind, i, ci in plan:
-        if ci is not None and not _needs(dyn_t[ci]):
-            continue
-        if kind == "in":
-            v = dyn_t[i]
-            vs = v if isinstance(v, (list, tuple)) else (v,)
-            for t in vs:
-                if isinstance(t, Tensor):
-                    res.append(_entry(t, t, None))
-        else:
+    for is_out, i, ci in plan:
+        if ci is not None:
+            c = dyn_t[ci]
+            if not (isinstance(c, Tensor) and c._requires_grad):
+                continue
+        if is_out:
             for k, t in enumerate(outs):
-                if (i is None or i == k) and isinstance(t, Tensor):
-                    res.append(_entry(t, node._name, k))
+                if i is None or i == k:
+                    vc = t._vc
+                    res.append((vc, vc.v, t._storage.dtype, t._shape, name, k))
+            continue
+        v = dyn_t[i]
+        if isinstance(v, Tensor):
+            vc = v._vc
+            res.append((vc, vc.v, v._storage.dtype, v._shape, v, None))
+        elif isinstance(v, (list, tuple)):
+            for t in v:
+                if isinstance(t, Tensor):
+                    vc = t._vc
+                    res.append((vc, vc.v, t._storage.dtype, t._shape, t, None))
     return res or None
-
-
-def saved_entries_linear(spec, node, dyn_t):
-    """As ``saved_entries`` for ops without saved differentiable values."""
-    if spec.name not in SAVES:
-        return None
-    return saved_entries(spec, node, dyn_t, ())

@@ -35,6 +35,7 @@ import numpy as np
 
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
+from .._ops.dispatch import _tensor_of, diff_primals, dispatch, refill, wrap_outputs
 from . import _saved
 
 __all__ = ["Node", "OpNode", "AccumulateGrad", "record_op", "RemovableHandle"]
@@ -201,7 +202,7 @@ class OpNode(Node):
     """The grad_fn of a table op: its inputs, static arguments and saved versions."""
 
     __slots__ = ("_spec", "_statics", "_cast", "_mask", "_dyn", "_dyn_t", "_zavals",
-                 "_edge_pos", "_single", "_saved", "_freed", "_nout", "_vjp")
+                 "_edge_pos", "_saved", "_freed", "_nout", "_vjp")
 
     def _num_outputs(self) -> int:
         return self._nout
@@ -223,12 +224,12 @@ class OpNode(Node):
             outs, vjp_fn = self._vjp
             res = _apply_vjp(vjp_fn, outs, tuple(None if g is None else g._value
                                                  for g in grads))
-            res = [Tensor._wrap(r) for r in res]
+            res = [_tensor_of(r) for r in res]
         else:
             cts = tuple(None if g is None else g._value for g in grads)
             res = _bwd_jit(self._spec.extra["runner"], self._statics, self._cast, self._mask,
                            self._zavals, self._dyn, cts)
-            res = [Tensor._wrap(r) for r in res]
+            res = [_tensor_of(r) for r in res]
         out = [None] * len(self.next_functions)
         for pos, g in zip(self._edge_pos, res):
             out[pos] = g
@@ -246,8 +247,6 @@ class OpNode(Node):
 # the VJP of a table op, as one pure function
 def _bwd_impl(runner, statics, cast, mask, zavals, dyn, cts):
     """Input cotangents (PyTorch's convention) of ``runner`` at ``dyn`` for ``cts``."""
-    from .._ops.dispatch import diff_primals, refill
-
     if zavals is not None:
         primals = [jnp.zeros(s, d) for s, d in zavals]
     else:
@@ -284,7 +283,6 @@ _bwd_jit = jax.jit(_bwd_impl, static_argnums=(0, 1, 2, 3, 4))
 
 def _differentiable_vjp(node: OpNode, grads):
     """The node's VJP as a recorded op over (saved input tensors, incoming grads)."""
-    from .._ops.dispatch import dispatch
     spec = _vjp_spec(node._spec)
     inputs = _current_inputs(node)
     res = dispatch(spec, None, (inputs, list(grads), node._statics, node._cast, node._mask,
@@ -343,30 +341,27 @@ def _vjp_spec(op_spec):
 
 # ---------------------------------------------------------------------------
 # recording
-def grad_name(spec, vals) -> str:
+def _recorder(spec) -> tuple:
+    """What recording ``spec`` needs, worked out once and kept in ``spec.extra``:
+    ``(edge kind per tensor argument, grad_fn name, or None and the function of the
+    op's arguments that names it, save plan, whether the node keeps the inputs' values,
+    nondifferentiable outputs, whether outputs are plain tensors)``."""
+    rec = spec.extra.get("_recorder")
+    if rec is not None:
+        return rec
     g = spec.grad_name
-    if g is None and spec.name in _saved.NAMES:
-        g = _saved.NAMES[spec.name]
     if g is None:
-        g = spec.extra.get("_default_grad_name")
-        if g is None:
-            g = spec.extra["_default_grad_name"] = _saved.camel(spec.name) + "Backward0"
-        return g
-    if callable(g):
-        return g(*vals)
-    return g
-
-
-def _edges_and_mask(spec, dyn_t):
-    """(edges, mask, edge position of each differentiable leaf) of an op's tensor args."""
-    info = _saved.edge_info(spec)
-    edges: list = []
-    pos: list = []
-    mask = tuple(_leaf_mask(v, info[k], edges, pos) for k, v in enumerate(dyn_t))
-    return tuple(edges), mask, pos
+        g = _saved.NAMES.get(spec.name, _saved.camel(spec.name) + "Backward0")
+    name, name_fn = (None, g) if callable(g) else (g, None)
+    rec = spec.extra["_recorder"] = (
+        _saved.edge_info(spec), name, name_fn, _saved.save_plan(spec), bool(spec.saves),
+        frozenset(spec.nondiff_outputs), spec.view is None and spec.out_names is None)
+    return rec
 
 
 def _leaf_mask(v, kind, edges, pos):
+    """Whether ``v`` (or, for a list, each element) gets a gradient; appends its edges
+    (``kind``: 0 none, 1 for tensors, 2 for tensors and numbers) to ``edges``."""
     if isinstance(v, Tensor):
         m = v._requires_grad and (v.dtype.is_floating_point or v.dtype.is_complex)
         if kind:
@@ -390,13 +385,52 @@ def _leaf_mask(v, kind, edges, pos):
 # re-running the forward would only enlarge the program: the op is then run through
 # ``jax.vjp`` once and the node keeps the VJP closure, exactly what ``jax.grad`` of the
 # same code would build.
+#
+# Note [Cost of recording]
+# ``record_op`` runs for every differentiable op of an eager forward, next to an
+# executable launch of about 5 us, so it is written for speed: what depends only on the
+# op is worked out once (``_recorder``), the common arguments (tensors and numbers) are
+# handled inline with ``_leaf_mask`` only for lists, and the node's fields are set
+# directly rather than through ``Node.__init__`` (keep the two in step).
 def record_op(spec, vals, statics, cast, dyn_t, dyn):
     """Run ``spec`` and attach a grad_fn to its differentiable outputs."""
-    from .._ops.dispatch import wrap_outputs
-    edges, mask, pos = _edges_and_mask(spec, dyn_t)
+    rec = spec.extra.get("_recorder")
+    if rec is None:
+        rec = _recorder(spec)
+    kinds, name, name_fn, plan, saves, nondiff, plain = rec
+    edges: list = []
+    pos: list = []
+    mask: list = []
+    zavals: list = []     # a linear op's differentiable inputs: (shape, dtype)
+    nested = traced = False
+    for v, d, kind in zip(dyn_t, dyn, kinds):
+        if isinstance(v, Tensor):
+            dt = v._storage.dtype
+            if v._requires_grad and (dt.is_floating_point or dt.is_complex):
+                mask.append(True)
+                if not saves:
+                    zavals.append((d.shape, d.dtype))
+                if kind:
+                    pos.append(len(edges))
+                    gf = v.grad_fn
+                    edges.append((gf, v._output_nr) if gf is not None else
+                                 (accumulate_node(v), 0))
+            else:
+                mask.append(False)
+                if kind:
+                    edges.append(_NONE_EDGE)
+        elif isinstance(v, (list, tuple)):
+            mask.append(_leaf_mask(v, kind, edges, pos))
+            nested = True
+        else:
+            mask.append(False)
+            if kind == 2 and v is not None:   # a wrapped Python scalar: (None, 0)
+                edges.append(_NONE_EDGE)
+        if isinstance(d, _Tracer):
+            traced = True
+    mask = tuple(mask)
     vjp = None
-    if _is_traced(dyn):
-        from .._ops.dispatch import diff_primals, refill
+    if traced or nested and _is_traced(dyn):
         runner = spec.extra["runner"]
 
         def f(*diff_inputs):
@@ -406,9 +440,21 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
         vjp = (out, vjp_fn)
     else:
         out = spec.jitted(statics, cast, *dyn)
-    result = wrap_outputs(spec, vals, out)
-    node = OpNode.__new__(OpNode)
-    Node.__init__(node, grad_name(spec, vals), edges)
+    if plain:
+        if isinstance(out, (tuple, list)):
+            result = outs = tuple([_tensor_of(o) for o in out])
+        else:
+            result = _tensor_of(out)
+            outs = (result,)
+    else:
+        result = wrap_outputs(spec, vals, out)
+        outs = result if isinstance(result, tuple) else (result,)
+    node = _new(OpNode)
+    node._name = name = name if name is not None else name_fn(*vals)
+    node.next_functions = tuple(edges)
+    node._seq = next(_seq)
+    node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain = None
+    node._metadata = node._anomaly = None
     node._spec = spec
     node._statics = statics
     node._cast = cast
@@ -416,31 +462,33 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
     node._mask = mask
     node._edge_pos = pos
     node._freed = False
-    single = not isinstance(result, tuple)
-    outs = (result,) if single else result
-    node._single = single
     node._nout = len(outs)
-    if spec.saves:
+    if saves:
         node._dyn = dyn
         node._zavals = None
     else:
-        from .._ops.dispatch import diff_primals
-        node._zavals = tuple((tuple(a.shape), a.dtype) for a in diff_primals(dyn, mask))
+        if nested:
+            zavals = [(a.shape, a.dtype) for a in diff_primals(dyn, mask)]
+        node._zavals = tuple(zavals)
         node._dyn = _strip(dyn, mask)
     node._dyn_t = dyn_t
-    node._saved = _saved.saved_entries(spec, node, dyn_t, outs) if spec.saves else \
-        _saved.saved_entries_linear(spec, node, dyn_t)
+    node._saved = _saved.entries(plan, dyn_t, outs if saves else (), name) if plan \
+        else None
     if _anomaly.enabled:
         _anomaly.record(node)
-    nd = spec.nondiff_outputs
     for i, t in enumerate(outs):
-        if i in nd:
+        if i in nondiff:
             continue
-        if t.dtype.is_floating_point or t.dtype.is_complex:
+        dt = t._storage.dtype
+        if dt.is_floating_point or dt.is_complex:
             t._requires_grad = True
             t.grad_fn = node
             t._output_nr = i
     return result
+
+
+_new = object.__new__
+_Tracer = jax.core.Tracer
 
 
 def _is_traced(dyn) -> bool:
