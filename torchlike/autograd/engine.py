@@ -24,11 +24,13 @@ post-accumulate-grad hooks. Saved values are freed unless ``retain_graph``.
 # PyTorch kernels for the same op can).
 #
 # It is taken only where nothing can tell the difference: ``backward()`` without
-# ``inputs``, ``create_graph`` or anomaly mode; every node a table op (``OpNode``) or a
-# leaf's ``AccumulateGrad``, with no hooks, ``retain_grad`` or traced values; every
-# saved tensor at its saved version (else the eager walk raises PyTorch's error at the
-# right node); no leaf's ``.grad`` saved by the graph (accumulating into it would bump
-# a version a later node checks).
+# ``inputs``, or ``autograd.grad`` w.r.t. leaves only (the program then skips the nodes
+# with no path to them, as the eager walk does, and its gradients are returned instead
+# of accumulated), without ``create_graph`` or anomaly mode; every node a table op
+# (``OpNode``) or a leaf's ``AccumulateGrad``, with no hooks, ``retain_grad`` or traced
+# values; every saved tensor at its saved version (else the eager walk raises PyTorch's
+# error at the right node); no leaf's ``.grad`` saved by the graph (accumulating into it
+# would bump a version a later node checks).
 #
 # Compiling a program costs a fraction of the graph's first eager step (which compiles
 # each op's forward and backward): measured on the 2-core CI machine, 0.05-0.2 s for
@@ -86,7 +88,7 @@ def _ones_like(out: Tensor) -> Tensor:
     if a is None:
         with jax.ensure_compile_time_eval():   # concrete even while a caller traces
             a = _ONES[key] = jnp.ones(out._shape, out.dtype.np)
-    return Tensor._wrap(a)
+    return _tensor_of(a)
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched: bool = False) -> list:
@@ -180,19 +182,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     # with ``inputs``, only nodes on a path to one of them run
     needed = None
     if inputs:
-        needed = set()
-        changed = True
-        # reverse discovery order visits consumers after producers mostly; iterate to fix
-        while changed:
-            changed = False
-            for n in reversed(order):
-                if n in needed:
-                    continue
-                if (n in input_nodes and (accumulate or not isinstance(n, AccumulateGrad))) \
-                        or any(nx in needed or nx in input_nodes
-                               for nx, _ in n.next_functions if nx is not None):
-                    needed.add(n)
-                    changed = True
+        needed = _needed(order, input_nodes, accumulate)
 
     buffers: dict = {}
     for (n, nr), g in zip(roots, grad_outputs):
@@ -213,9 +203,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     prev = _grad_state.enabled
     _grad_state.enabled = bool(create_graph)
     try:
-        if (not inputs and not create_graph and accumulate and not _anomaly.enabled
-                and len(order) <= _FUSE_MAX_NODES
-                and _run_fused(buffers, deps, heap, retain_graph)):
+        if (not create_graph and not _anomaly.enabled and len(order) <= _FUSE_MAX_NODES
+                and (not inputs if accumulate else _leaves_only(input_nodes))
+                and _run_fused(buffers, deps, heap, retain_graph, needed, captures,
+                               captured)):
             return captured
         while heap:
             node = heapq.heappop(heap)[2]
@@ -248,6 +239,44 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     finally:
         _grad_state.enabled = prev
     return captured
+
+
+def _leaves_only(nodes: set) -> bool:
+    for n in nodes:
+        if type(n) is not AccumulateGrad:
+            return False
+    return True
+
+
+def _needed(order: list, input_nodes: set, accumulate: bool) -> set:
+    """The nodes with a path to one of ``input_nodes`` (themselves included, except
+    leaves' ``AccumulateGrad`` when nothing accumulates): one depth-first pass that
+    settles each node after everything it feeds gradients to."""
+    needed: set = set()
+    done: set = set()
+    for start in order:
+        if start in done:
+            continue
+        stack = [(start, iter(start.next_functions))]
+        done.add(start)
+        while stack:
+            node, it = stack[-1]
+            for nxt, _ in it:
+                if nxt is not None and nxt not in done:
+                    done.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    break
+            else:
+                stack.pop()
+                if node in input_nodes:
+                    if accumulate or not isinstance(node, AccumulateGrad):
+                        needed.add(node)
+                        continue
+                for nxt, _ in node.next_functions:
+                    if nxt is not None and (nxt in needed or nxt in input_nodes):
+                        needed.add(node)
+                        break
+    return needed
 
 
 def _capture(node, grads, captures, captured) -> None:
@@ -393,12 +422,14 @@ _sightings: dict = {}    # program -> times seen
 _fused: dict = {}        # program -> jitted replay, or None when it cannot be traced
 
 
-def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool) -> bool:
+def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
+               needed=None, captures=None, captured=None) -> bool:
     """Run this backward as one executable if its program is known; False to go eager.
 
     Called with the engine's initial state (root buffers, dependency counts, the heap
-    of ready nodes), which it does not modify."""
-    plan = _fused_plan(buffers, deps, heap)
+    of ready nodes), which it does not modify. With ``needed`` (``autograd.grad`` of
+    leaves) the gradients reaching the leaves go to ``captured`` instead of ``.grad``."""
+    plan = _fused_plan(buffers, deps, heap, needed)
     if plan is None:
         return False
     program, roots, dyns, leaves, walked = plan
@@ -424,18 +455,30 @@ def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool) -> boo
     except Exception:   # e.g. a VJP that cannot be traced here: the eager walk decides
         _fused[program] = None
         return False
-    for var, g in zip(leaves, grads):
-        _accumulate(var, _tensor_of(g), False)
+    if needed is not None:
+        for sink, g in zip(leaves, grads):
+            for i in captures.get((sink, 0), ()):
+                captured[i] = _tensor_of(g)
+        grads = ()
+    for sink, g in zip(leaves, grads):
+        var = sink.variable
+        # ``_accumulate`` without grad mode, hooks or create_graph (the plan has none)
+        if var._grad is None:
+            var._grad = _tensor_of(g)
+        else:
+            var._grad._set_value(_add_arrays(var._grad._value, g))
     if not retain_graph:
         for node in walked:
             node._release()
     return True
 
 
-def _fused_plan(buffers: dict, deps: dict, heap: list):
+def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
     """Walk the graph as ``run_backward`` would, recording a program instead of running
-    nodes: ``(program, root arrays, per-VJP-step saved inputs, leaves, walked nodes)``,
-    or None when the walk meets something only the eager engine handles."""
+    nodes: ``(program, root arrays, per-VJP-step saved inputs, leaves' AccumulateGrad
+    nodes, walked nodes)``, or None when the walk meets something only the eager engine
+    handles. With ``needed``, as ``autograd.grad`` of leaves: nodes not needed are
+    skipped and the leaves reached are those captured."""
     deps = dict(deps)
     heap = list(heap)
     tie = len(heap)
@@ -462,10 +505,19 @@ def _fused_plan(buffers: dict, deps: dict, heap: list):
     leaf_slots: list = []
     walked: list = []
     saved_vcs: set = set()
+    heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
-        node = heapq.heappop(heap)[2]
-        walked.append(node)
+        node = heappop(heap)[2]
         gs = slots.pop(node, None)
+        if needed is not None and node not in needed:
+            # a leaf among ``inputs``, or a node with no path to them: not run
+            if type(node) is AccumulateGrad and gs is not None and gs[0] is not None:
+                if node.variable._hooks:
+                    return None
+                leaves.append(node)
+                leaf_slots.append(gs[0])
+            continue
+        walked.append(node)
         if node._pre_hooks or node._hooks:
             return None
         if type(node) is AccumulateGrad:
@@ -473,11 +525,11 @@ def _fused_plan(buffers: dict, deps: dict, heap: list):
             if var._hooks or var._post_acc_hooks:
                 return None
             if gs is not None and gs[0] is not None:
-                leaves.append(var)
+                leaves.append(node)
                 leaf_slots.append(gs[0])
             continue
         if (type(node) is not OpNode or node._tensor_pre_hooks or node._retain
-                or node._freed or getattr(node, "_vjp", None) is not None):
+                or node._freed or node._vjp is not None):
             return None
         if node._saved:
             for e in node._saved:
@@ -486,10 +538,10 @@ def _fused_plan(buffers: dict, deps: dict, heap: list):
                 saved_vcs.add(id(e[0]))
         nf = node.next_functions
         out = None
-        if gs is not None and not _all_none(gs):
+        if gs is not None and (gs[0] is not None or not _all_none(gs)):
             n_res = _count_true(node._mask)
             steps.append((node._spec.extra["runner"], node._statics, node._cast, node._mask,
-                          node._zavals, tuple(gs), n_res, _avals(node._dyn)))
+                          node._zavals, tuple(gs), n_res, _avals(node._dyn_t)))
             dyns.append(node._dyn)
             out = [None] * len(nf)
             for pos, k in zip(node._edge_pos, range(n_slots, n_slots + n_res)):
@@ -512,10 +564,11 @@ def _fused_plan(buffers: dict, deps: dict, heap: list):
             d = deps[nxt] - 1
             deps[nxt] = d
             if d == 0:
-                heapq.heappush(heap, (-nxt._seq, tie, nxt))
+                heappush(heap, (-nxt._seq, tie, nxt))
                 tie += 1
-    for var in leaves:
-        if var._grad is not None and id(var._grad._vc) in saved_vcs:
+    for sink in leaves:
+        var = sink.variable
+        if var._grad is not None and id(var._grad._vc) in saved_vcs and needed is None:
             return None
     # shapes and dtypes are part of the key: each program compiles once, after its
     # sightings, never on a new shape the first time it is met
@@ -523,18 +576,19 @@ def _fused_plan(buffers: dict, deps: dict, heap: list):
     return program, roots, dyns, leaves, walked
 
 
-def _avals(dyn) -> tuple:
-    """Shapes and dtypes of a node's saved inputs (a Python number's type)."""
+def _avals(dyn_t) -> tuple:
+    """Shapes and dtypes of a node's input tensors (a Python number's type), read from
+    the tensors' metadata, which is cheaper than the arrays'. A tensor whose shape
+    changed in place since (``t_()``, ``resize_()``) only makes the key imprecise: the
+    jitted replay traces again for arrays of another shape by itself."""
     out = []
-    for d in dyn:
-        if d is None:
-            out.append(None)
-        elif isinstance(d, (list, tuple)):
-            out.append(_avals(d))
-        elif hasattr(d, "shape"):
-            out.append((d.shape, d.dtype))
+    for v in dyn_t:
+        if isinstance(v, Tensor):
+            out.append((v._shape, v._storage.dtype))
+        elif isinstance(v, (list, tuple)):
+            out.append(_avals(v))
         else:
-            out.append(type(d))
+            out.append(None if v is None else type(v))
     return tuple(out)
 
 
