@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _to_scalar
 
 __all__ = ["Adadelta"]
 
@@ -36,14 +36,10 @@ class Adadelta(Optimizer):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             params = self._params_with_grad(group)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["square_avg"] = _zeros_like(p)
-                    state["acc_delta"] = _zeros_like(p)
+            keys = self._init_state(params, [("step", 0.0), ("square_avg", ZEROS),
+                                             ("acc_delta", ZEROS)])
             self._apply_update(
-                F.adadelta_update, params, ["step", "square_avg", "acc_delta"],
+                F.adadelta_update, params, keys,
                 dict(lr=group["lr"], rho=group["rho"], eps=group["eps"],
                      weight_decay=group["weight_decay"]),
                 maximize=bool(group["maximize"]),

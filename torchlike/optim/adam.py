@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _check_fused, _to_scalar
 
 __all__ = ["Adam"]
 
@@ -46,11 +46,7 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -69,15 +65,9 @@ class Adam(Optimizer):
         for group in self.param_groups:
             params = self._params_with_grad(group)
             amsgrad = bool(group["amsgrad"])
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_avg_sq"] = _zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _zeros_like(p)
-            keys = ["step", "exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if amsgrad else [])
+            keys = self._init_state(params, [("step", 0.0), ("exp_avg", ZEROS),
+                                             ("exp_avg_sq", ZEROS)]
+                                    + ([("max_exp_avg_sq", ZEROS)] if amsgrad else []))
             beta1, beta2 = group["betas"]
             self._apply_update(
                 F.adam_update, params, keys,

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from . import _functional as F
 from .adam import _check_adam_args
-from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _to_scalar
 
 __all__ = ["Adamax"]
 
@@ -32,15 +32,11 @@ class Adamax(Optimizer):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             params = self._params_with_grad(group)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["exp_avg"] = _zeros_like(p)
-                    state["exp_inf"] = _zeros_like(p)
+            keys = self._init_state(params, [("step", 0.0), ("exp_avg", ZEROS),
+                                             ("exp_inf", ZEROS)])
             beta1, beta2 = group["betas"]
             self._apply_update(
-                F.adamax_update, params, ["step", "exp_avg", "exp_inf"],
+                F.adamax_update, params, keys,
                 dict(lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                      weight_decay=group["weight_decay"]),
                 maximize=bool(group["maximize"]),

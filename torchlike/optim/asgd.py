@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _to_scalar
 
 __all__ = ["ASGD"]
 
@@ -33,15 +33,10 @@ class ASGD(Optimizer):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             params = self._params_with_grad(group)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["eta"] = _scalar(_to_scalar(group["lr"]))
-                    state["mu"] = _scalar(1.0)
-                    state["ax"] = _zeros_like(p)
+            keys = self._init_state(params, [("step", 0.0), ("eta", _to_scalar(group["lr"])),
+                                             ("mu", 1.0), ("ax", ZEROS)])
             self._apply_update(
-                F.asgd_update, params, ["step", "eta", "mu", "ax"],
+                F.asgd_update, params, keys,
                 dict(lr=group["lr"], lambd=group["lambd"], alpha=group["alpha"],
                      t0=group["t0"], weight_decay=group["weight_decay"]),
                 maximize=bool(group["maximize"]),

@@ -415,6 +415,19 @@ class Optimizer:
                 params.append(p)
         return params
 
+    def _init_state(self, params: list[Tensor], layout: list[tuple[str, Any]]) -> list[str]:
+        """Create the state of each parameter stepped for the first time, in PyTorch's
+        key order, and return the keys. ``layout`` pairs each key with its initial value:
+        ``ZEROS`` (zeros like the parameter), a number (a 0-d tensor, as PyTorch keeps
+        ``step``) or a function of the parameter."""
+        for p in params:
+            state = self.state[p]
+            if len(state) == 0:
+                for key, init in layout:
+                    state[key] = _zeros_like(p) if init is ZEROS else \
+                        init(p) if callable(init) else _scalar(init)
+        return [key for key, _ in layout]
+
     def _apply_update(self, update: Callable, params: list[Tensor], keys: Iterable[str],
                       hp: dict[str, Any], **static) -> None:
         """Run the pure ``update`` for ``params`` and write parameters and the state
@@ -467,6 +480,18 @@ class _StateDict(defaultdict):
 
 def _value_or_none(t):
     return None if t is None else t._value
+
+
+def _check_fused(fused, differentiable, foreach) -> None:
+    """PyTorch's checks of ``fused=True`` (accepted; the update is one XLA program anyway)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+ZEROS = object()   # ``_init_state``: a state entry that starts as zeros like the parameter
 
 
 def _zeros_like(p: Tensor) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _to_scalar
 
 __all__ = ["RMSprop"]
 
@@ -44,17 +44,9 @@ class RMSprop(Optimizer):
             params = self._params_with_grad(group)
             momentum = _to_scalar(group["momentum"])
             centered = bool(group["centered"])
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["square_avg"] = _zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _zeros_like(p)
-            keys = ["step", "square_avg"] + (["momentum_buffer"] if momentum > 0 else []) \
-                + (["grad_avg"] if centered else [])
+            keys = self._init_state(params, [("step", 0.0), ("square_avg", ZEROS)]
+                                    + ([("momentum_buffer", ZEROS)] if momentum > 0 else [])
+                                    + ([("grad_avg", ZEROS)] if centered else []))
             self._apply_update(
                 F.rmsprop_update, params, keys,
                 dict(lr=group["lr"], alpha=group["alpha"], eps=group["eps"],

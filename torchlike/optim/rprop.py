@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _full_like, _scalar, _to_scalar, _zeros_like
+from .optimizer import Optimizer, ParamsT, ZEROS, _full_like, _to_scalar
 
 __all__ = ["Rprop"]
 
@@ -35,12 +35,9 @@ class Rprop(Optimizer):
         loss = self._eval_closure(closure)
         for group in self.param_groups:
             params = self._params_with_grad(group)
-            for p in params:
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar(0.0)
-                    state["prev"] = _zeros_like(p)
-                    state["step_size"] = _full_like(p, _to_scalar(group["lr"]))
+            lr = _to_scalar(group["lr"])
+            keys = self._init_state(params, [("step", 0.0), ("prev", ZEROS),
+                                             ("step_size", lambda p: _full_like(p, lr))])
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             self._apply_update(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _functional as F
-from .optimizer import Optimizer, ParamsT, _to_scalar
+from .optimizer import Optimizer, ParamsT, _check_fused, _to_scalar
 
 __all__ = ["SGD"]
 
@@ -43,11 +43,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
