@@ -29,7 +29,7 @@ import step_overhead  # noqa: E402
 import train_step  # noqa: E402
 
 HAVE_FLAX = importlib.util.find_spec("flax") is not None
-TINY_RUN = ["--steps", "2", "--repeat", "1", "--threads", "0"]
+TINY_RUN = ["--steps", "2", "--repeat", "1", "--threads", "0", "--rounds", "1"]
 
 
 def _available(impls) -> list[str]:
@@ -73,6 +73,19 @@ def test_train_step_every_implementation(capsys):
     assert "torchlike-compiled / limit" in out and "(goal <= 1.05)" in out
     if HAVE_TORCH:
         assert "torchlike-compiled / torch eager" in out
+
+
+def test_train_step_rounds_keep_the_fastest(capsys):
+    # Every implementation runs once per round; the table shows the fastest round and,
+    # beside it, every round's time.
+    train_step.main(["--tiny", "--no-isolate", "--models", "mlp", "--impls", "jax",
+                     "--warmup", "0", "--steps", "2", "--repeat", "1", "--threads", "0",
+                     "--rounds", "2"])
+    row = _rows(capsys.readouterr().out, ["jax"])["jax"].split()
+    best, rounds = float(row[0]), [float(v) for v in row[7:]]
+    assert len(rounds) == 2 and best == pytest.approx(min(rounds), rel=1e-2)
+    assert train_step._fastest([{"ms": 3.0, "a": 1}, {"error": "x"}, {"ms": 2.0, "a": 2}]) \
+        == {"ms": 2.0, "a": 2, "rounds": [3.0, 2.0]}
 
 
 def test_train_step_worker_subprocess(capsys):
