@@ -266,6 +266,53 @@ def test_replaced_buffers_are_donated_but_foreign_arrays_are_not():
     assert np.isfinite(model.weight.detach().numpy()).all()
 
 
+def test_old_gradients_are_recycled_only_when_nobody_else_sees_them(monkeypatch):
+    # Note [Recycled gradient buffers]: zero_grad() drops last step's gradients, so their
+    # buffers take the new gradients, unless the user still holds them in any form.
+    recycled = []
+    donor = _compile_mod.CompiledFunction._donor
+
+    def spy(self, p, shape, dtype):
+        a = donor(self, p, shape, dtype)
+        recycled.append((p, p._grad is not None and a is p._grad._storage.array))
+        return a
+    monkeypatch.setattr(_compile_mod.CompiledFunction, "_donor", spy)
+
+    model, opt, step = _sgd_setup(momentum=0.9)
+    cstep = torch.compile(step)
+    eager_model, eager_opt, eager_step = _sgd_setup(momentum=0.9)
+    x, y = torch.randn(4, 3), torch.randn(4, 2)
+
+    def both():     # was each of (weight, bias)'s old gradient recycled?
+        recycled.clear()
+        cstep(x, y)
+        eager_step(x, y)
+        by_param = {id(p): r for p, r in recycled}
+        return [by_param.get(id(model.weight)), by_param.get(id(model.bias))]
+    for _ in range(3):
+        both()
+    assert both() == [True, True]
+    np.testing.assert_allclose(model.weight.grad.numpy(), eager_model.weight.grad.numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+    held = model.weight.grad                            # the user keeps a reference
+    view = model.bias.grad[:1]                          # and a view of another gradient
+    held_values, view_values = held.numpy().copy(), view.numpy().copy()
+    assert both() == [False, False]
+    np.testing.assert_array_equal(held.numpy(), held_values)
+    np.testing.assert_array_equal(view.numpy(), view_values)
+    assert model.weight.grad is not held
+    del held, view
+    taken = model.bias.grad.jax()                       # an array taken out of a gradient
+    assert both() == [True, False]
+    assert not taken.is_deleted()
+    assert both() == [True, True]
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_rng_advances_like_eager():
     drop = nn.Dropout(0.5)
 
