@@ -199,3 +199,106 @@ def test_subclass_override_sees_no_parameter_type():
 def test_generated_fast_functions_are_shared_per_layout():
     assert len(D._FAST_CODE) < len(OPS) / 2
     assert OPS["add"].extra["plan"].run.__name__ == "dispatch_add"
+
+
+def _torch_or_none(a):
+    return torch.tensor(a) if HAVE_TORCH and isinstance(a, np.ndarray) else a
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("add", (A, B), {}), ("add", (A, B), {"alpha": 1}), ("add", (A, B), {"alpha": 1.0}),
+    ("add", (np.array([True, False]), np.array([False, False])), {"alpha": True}),
+    ("add", (I, 3), {"alpha": 1}),
+    ("add", (np.array([True, False]), np.array([True, True])), {}),
+    ("sub", (A, B), {}), ("sub", (I, 2), {"alpha": 1}), ("rsub", (A, 2.0), {}),
+    ("add", (np.array([complex(np.inf, 0), 1 + 1j], np.complex64),
+             np.zeros(2, np.complex64)), {}),
+    ("add", (np.zeros(2, np.complex64),
+             np.array([complex(np.inf, 0), complex(1, np.inf)], np.complex64)), {}),
+    ("sub", (np.zeros(2, np.complex64),
+             np.array([complex(np.inf, 0), complex(1, np.inf)], np.complex64)), {}),
+])
+def test_neutral_alpha_gives_what_the_value_gives(name, args, kwargs):
+    conv = [tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    for _ in range(3):   # the first call makes the executables, later ones reuse them
+        fast = OPS[name].api(*conv, **kwargs)
+        ref = _general(name, *conv, **kwargs)
+        assert fast.dtype is ref.dtype and fast.shape == ref.shape
+        np.testing.assert_array_equal(np.asarray(fast), np.asarray(ref))
+    if HAVE_TORCH:
+        assert_same(fast, getattr(torch, name)(*[_torch_or_none(a) for a in args], **kwargs))
+
+
+def test_neutral_alpha_skips_the_argument_for_real_results_only():
+    a, b = tl.tensor(A), tl.tensor(B)
+    plan = OPS["add"].extra["plan"]
+    a + b
+    ent = [e for k, e in plan.entries.items() if k[0] is tl.float32 and k[2] is tl.float32]
+    assert ent and ent[0][2] is not None
+    c = tl.tensor(np.ones(2, np.complex64))
+    c + c
+    ent = [e for k, e in plan.entries.items() if k[0] is tl.complex64]
+    assert ent and ent[0][2] is None    # (1+0j) * inf is not inf: keep alpha
+
+
+def test_integral_float_alpha_and_bool_sub_still_raise():
+    x = tl.tensor(I)
+    for alpha in (1.0, 0.5):
+        with pytest.raises(RuntimeError, match="alpha must not be"):
+            x.add(x, alpha=alpha)
+        with pytest.raises(RuntimeError, match="alpha must not be"):
+            x.sub(1, alpha=alpha)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool"):
+        tl.tensor(np.array([True])) - tl.tensor(np.array([False]))
+    with pytest.raises(RuntimeError, match="with a bool tensor"):
+        x - True
+
+
+def test_autograd_and_fast_path_share_executables():
+    a = tl.tensor(A, requires_grad=True)
+    b = tl.tensor(B)
+    plan = OPS["mul"].extra["plan"]
+    plan.exes.clear()
+    plan.entries.clear()
+    with tl.no_grad():
+        a * b
+    out = a * b          # recorded: autograd runs spec.jitted(statics, cast, ...)
+    assert out.grad_fn.name() == "MulBackward0"
+    assert len(plan.exes) == 1
+    out.sum().backward()
+    np.testing.assert_allclose(np.asarray(a.grad), B)
+
+
+def test_static_values_key_their_own_executables():
+    x = tl.tensor(A)
+    for dim in (0, 1, 0, 1):
+        np.testing.assert_allclose(np.asarray(x.sum(dim)), A.sum(dim), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(x.sum(dim=1, keepdim=True)),
+                               A.sum(1, keepdims=True), rtol=1e-6)
+    statics = {k[0] for k in OPS["sum"].extra["plan"].exes}
+    assert {(0, False, None), (1, False, None), (1, True, None)} <= statics
+
+
+def test_executable_table_is_bounded(monkeypatch):
+    monkeypatch.setattr(D, "_EXES_MAX", 3)
+    x = tl.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    plan = OPS["sum"].extra["plan"]
+    plan.exes.clear()
+    plan.entries.clear()
+    for dim in (0, 1, 2, -1, (0, 1), (1, 2)):
+        np.testing.assert_array_equal(np.asarray(x.sum(dim)),
+                                      np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+                                      .sum(dim))
+        assert len(plan.exes) <= 3
+
+
+def test_binary_operators_take_extra_arguments_as_methods_do():
+    a, b = tl.tensor(A), tl.tensor(B)
+    np.testing.assert_allclose(np.asarray(a.__add__(b, alpha=2)), A + 2 * B, rtol=1e-6)
+    with pytest.raises(TypeError):
+        a.__mul__()
+    with pytest.raises(TypeError):
+        a.__mul__(b, b)
+    if HAVE_TORCH:
+        ta, tb = torch.tensor(A), torch.tensor(B)
+        assert_same(a.__add__(b, alpha=2), ta.__add__(tb, alpha=2))

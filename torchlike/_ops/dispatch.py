@@ -17,14 +17,18 @@ promotion, views, version counters or autograd.
 # functions]) does in one pass what the general path (``_dispatch_general``) does in
 # several: it binds positional calls by appending the precomputed defaults (no binder
 # call), collects the JAX arrays, whether any input requires grad and the promotion
-# key (dtype and 0-d-ness per tensor, type per number), runs the op's eager check,
-# looks up the cast per (op, key), and builds result tensors without the generic
-# constructor's layers (``_tensor_of``). Anything else (a subclass with its own
+# key (dtype and 0-d-ness per promoted tensor, type per number), runs the op's eager
+# check, looks up the cast and executable per (op, key, static values) (Note [One
+# executable per cast]), and builds result tensors without the generic constructor's
+# layers (``_tensor_of``). Anything else (a subclass with its own
 # ``__torch_function__``, lists of tensors, NumPy values, tracers passed as numbers)
 # takes the general path at the first such argument, before anything ran, and gets
 # the same results. The only reordering: a view's value is gathered before the check
-# runs (a pure read). Nothing is keyed on values except the scalar table below, so
-# traced values (``torchlike.compile``) run through the fast path unchanged.
+# runs (a pure read). Nothing is keyed on values except the scalar table below and the
+# choice of executable for a neutral ``alpha`` (Note [Neutral scalar arguments]), which
+# only a Python number takes, so traced values (``torchlike.compile``) run through the
+# fast path unchanged. An op's ``adjust_dtype(target, vals)`` may read only static
+# values: they are part of the key its cast is cached under.
 #
 # Note [Python numbers as device scalars]
 # A Python number passed to a jitted function is converted to a device buffer on every
@@ -229,8 +233,8 @@ def prepare(spec: OpSpec) -> None:
     spec.extra["promote_idx"] = tuple(spec.tensor_args.index(a) for a in promote_args)
     runner = _make_runner(spec)
     spec.extra["runner"] = runner
-    spec.jitted = jax.jit(runner, static_argnums=(0, 1))
-    spec.extra["plan"] = _Plan(spec)
+    spec.extra["plan"] = plan = _Plan(spec)
+    spec.jitted = plan.jitted
 
 
 class _Plan:
@@ -240,17 +244,109 @@ class _Plan:
     (``_fast_source``). ``tails[n]``: the default values completing a call with ``n``
     positional arguments (None when the signature has ``*args``/``**kwargs``);
     ``binder``: the binder the tails were derived from (ops that later install their
-    own binder, for PyTorch's overloads, bypass the tails); ``casts``: promotion key ->
-    cast tuple."""
+    own binder, for PyTorch's overloads, bypass the tails); ``entries``: promotion key
+    and static values -> ``(cast, executable, executable without the neutral
+    arguments or None)``; ``exes``: (statics, cast, skipped positions) -> executable
+    (Note [One executable per cast]); ``neutral``: positions among the tensor
+    arguments and neutral values of the op's ``neutral`` parameters; ``jitted``:
+    ``spec.jitted``, the call ``(statics, cast, *dyn)`` on the same executables."""
 
-    __slots__ = ("spec", "binder", "tails", "casts", "run")
+    __slots__ = ("spec", "binder", "tails", "entries", "exes", "neutral", "run", "jitted")
 
     def __init__(self, spec: OpSpec):
         self.spec = spec
         self.binder = spec.binder
         self.tails = _default_tails(spec.binder)
-        self.casts: dict = {}
+        self.entries: dict = {}
+        self.exes: dict = {}
+        neutral = spec.neutral or {}
+        self.neutral = tuple((spec.tensor_args.index(k), v) for k, v in neutral.items())
         self.run = _make_fast(self)
+        self.jitted = _make_jitted(self)
+
+
+# Note [One executable per cast]
+# ``jax.jit(runner, static_argnums=(0, 1))`` would serve every call of an op, but JAX's
+# C++ dispatch then hashes and compares the static values and the cast tuple on every
+# call, and each argument costs time. Instead each (op, static values, cast) gets its
+# own ``jax.jit`` of the runner with those bound, so a call passes only arrays: the fast
+# path finds it in ``_Plan.entries`` with the cast itself, under the promotion key it
+# already built, and autograd's ``spec.jitted(statics, cast, *dyn)`` finds the same
+# executables in ``_Plan.exes`` (one compilation per op, static values, cast, shapes and
+# dtypes, as before). Static values are keyed by equality, as ``static_argnums`` keys a
+# tuple of them. Both tables are bounded (``_EXES_MAX``), like JAX's own cache.
+#
+# Note [Neutral scalar arguments]
+# ``alpha`` of ``add``/``sub`` is a dynamic argument (a new value must not compile a new
+# executable) that is nearly always the default 1. A call with the neutral value runs an
+# executable compiled without that argument (``fn`` receives None), saving a transfer
+# and an argument per call; the result is bit-identical because ``other * 1`` is exact
+# in every real dtype (so ``input + other * alpha`` rounds once, fused or not). That
+# does not hold everywhere a 1 multiplies: ``addcmul``'s ``input + t1 * t2 * 1`` could
+# become one fused multiply-add without the 1, so it declares no neutral value. Complex
+# results keep the argument: PyTorch computes ``alpha * other`` and ``(1+0j) * (inf+0j)``
+# is ``inf+nanj``, not ``inf+0j``. Only the exact Python type of the neutral value
+# counts (``alpha=True`` or ``1.0`` pass the value as before).
+_EXES_MAX = 4096
+
+
+def _executable(plan: _Plan, statics: tuple, cast: tuple, skip: tuple = ()):
+    """The jitted runner of ``plan``'s op for ``statics`` and ``cast``, taking the
+    dynamic arguments except those at positions ``skip`` (which ``fn`` sees as None)."""
+    exes = plan.exes
+    key = (statics, cast, skip)
+    exe = exes.get(key)
+    if exe is not None:
+        return exe
+    spec = plan.spec
+    runner = spec.extra["runner"]
+    if skip:
+        def op(*dyn):
+            full = list(dyn)
+            for i in skip:
+                full.insert(i, None)
+            return runner(statics, cast, *full)
+    else:
+        def op(*dyn):
+            return runner(statics, cast, *dyn)
+    op.__name__ = op.__qualname__ = spec.name
+    if len(exes) >= _EXES_MAX:
+        exes.clear()
+        plan.entries.clear()
+    exe = exes[key] = jax.jit(op)
+    return exe
+
+
+def _make_jitted(plan: _Plan):
+    exes = plan.exes
+
+    def jitted(statics, cast, *dyn):
+        try:
+            exe = exes.get((statics, cast, ()))
+        except TypeError:   # an unhashable static value: JAX raises its own error
+            return jax.jit(plan.spec.extra["runner"], static_argnums=(0, 1))(
+                statics, cast, *dyn)
+        if exe is None:
+            exe = _executable(plan, statics, cast)
+        return exe(*dyn)
+    jitted.__name__ = jitted.__qualname__ = plan.spec.name
+    return jitted
+
+
+def _new_entry(plan: _Plan, key: tuple, dyn_t: list, vals, statics: tuple) -> tuple:
+    """The fast path's ``(cast, executable, neutral executable)`` for a new key."""
+    spec = plan.spec
+    if spec.promote == "none":
+        cast = (None,) * len(spec.tensor_pos)
+    else:
+        cast = _compute_cast(spec, dyn_t, vals)[0]
+    exe = _executable(plan, statics, cast)
+    fast = None
+    if plan.neutral and spec.promote != "none" and not any(
+            c is not None and c.is_complex for c in cast):
+        fast = _executable(plan, statics, cast, tuple(i for i, _ in plan.neutral))
+    ent = plan.entries[key] = (cast, exe, fast)
+    return ent
 
 
 def _default_tails(binder) -> dict | None:
@@ -464,27 +560,36 @@ _ARG_SOURCE = """
     v{i} = vals[{p}]
     t = type(v{i})
     if t is Tensor:
-        d{i} = v{i}._storage.array if v{i}._direct else v{i}._value
-        k{i} = v{i}._storage.dtype
-        z{i} = not v{i}._shape
+        st = v{i}._storage
+        d{i} = st.array if v{i}._direct else v{i}._value{kt}
         g{i} = v{i}._requires_grad
     elif t is float or t is int or t is bool or t is complex:
         d{i} = _SCALARS[t].get(v{i})
         if d{i} is None:
-            d{i} = _device_scalar(v{i}, t)
-        k{i} = t
-        z{i} = g{i} = False
+            d{i} = _device_scalar(v{i}, t){kn}
+        g{i} = False
     elif v{i} is None:
-        d{i} = k{i} = None
-        z{i} = g{i} = False
+        d{i} = None{k0}
+        g{i} = False
     elif isinstance(v{i}, Tensor) and (_tf_disabled(t) or _tf_state.disabled_subclass or
                                        _tf_state.disabled_all):
-        d{i} = v{i}._value
-        k{i} = v{i}._storage.dtype
-        z{i} = not v{i}._shape
+        st = v{i}._storage
+        d{i} = v{i}._value{kt}
         g{i} = v{i}._requires_grad
     else:
         return _dispatch_general(spec, api, args, kwargs, vals)"""
+
+
+def _arg_source(i: int, p: int, keyed: bool) -> str:
+    """The fast path's code for tensor argument ``i`` (parameter ``p``); ``keyed``: it
+    is part of the promotion key."""
+    if not keyed:
+        return _ARG_SOURCE.format(i=i, p=p, kt="", kn="", k0="")
+    ind = "\n        "
+    return _ARG_SOURCE.format(
+        i=i, p=p, kt=f"{ind}k{i} = st.dtype{ind}z{i} = not v{i}._shape",
+        kn=f"{ind}k{i} = t{ind}z{i} = False", k0=f"{ind}k{i} = None{ind}z{i} = False")
+
 
 _STATIC_SOURCE = """
     s = vals[{p}]
@@ -494,10 +599,13 @@ _PLAIN_STATIC = frozenset({int, float, bool, str, type(None)})
 _FAST_CODE: dict = {}   # layout -> compiled module code defining ``run``
 
 
-def _fast_source(complete: int, tpos: tuple, spos: tuple, promotes: bool,
-                 plain_out: bool, has_tails: bool) -> str:
+def _fast_source(complete: int, tpos: tuple, spos: tuple, promoted: tuple,
+                 plain_out: bool, has_tails: bool, neutral: tuple) -> str:
     """``complete``: the number of positional arguments that bind every parameter (-1
-    when keyword-only parameters always take their defaults from ``tails``)."""
+    when keyword-only parameters always take their defaults from ``tails``);
+    ``promoted``: positions among the tensor arguments that decide the cast (empty when
+    the op does not promote); ``neutral``: those of the op's neutral parameters (their
+    values are ``nv{i}`` in the namespace)."""
     n = len(tpos)
     dts = ", ".join(f"v{i}" for i in range(n))
     lines = ["def run(api, args, kwargs):"]
@@ -505,42 +613,57 @@ def _fast_source(complete: int, tpos: tuple, spos: tuple, promotes: bool,
         lines += [
             "    if kwargs or type(args) is not tuple or spec.binder is not binder:",
             "        vals = spec.binder(*args, **kwargs)",
-            f"    elif len(args) == {complete}:",
-            "        vals = args",
+        ]
+        if complete >= 0:
+            lines += [f"    elif len(args) == {complete}:",
+                      "        vals = args"]
+        lines += [
             "    else:",
             "        tail = tails.get(len(args))",
             "        vals = spec.binder(*args) if tail is None else args + tail",
         ]
     else:   # ``*args`` in the signature: the binder packs them
         lines.append("    vals = spec.binder(*args, **kwargs)")
-    lines += [_ARG_SOURCE.format(i=i, p=p) for i, p in enumerate(tpos)]
+    lines += [_arg_source(i, p, i in promoted) for i, p in enumerate(tpos)]
     lines += ["    check = spec.check",
               "    if check is not None:",
               "        check(*vals)"]
-    if promotes:
-        key = "".join(f"k{i}, z{i}, " for i in range(n))
-        lines += [
-            '    if "adjust_dtype" in spec.extra:',
-            f"        cast = _compute_cast(spec, [{dts}], vals)[0]",
-            "    else:",
-            f"        key = ({key}_default[0])",
-            "        cast = casts.get(key)",
-            "        if cast is None:",
-            f"            cast = casts[key] = _compute_cast(spec, [{dts}], vals)[0]",
-        ]
-    else:
-        lines.append("    cast = no_cast")
     lines += [_STATIC_SOURCE.format(p=p) for p in spos]
-    lines.append(f"    statics = ({''.join(f's{p}, ' for p in spos)})")
+    statics = f"({''.join(f's{p}, ' for p in spos)})"
+    # the entry key: the promotion key (dtype and 0-d-ness per promoted tensor, type per
+    # number, the default dtype), then the static values
+    key = "".join(f"k{i}, z{i}, " for i in promoted) + "_default[0], " if promoted else ""
+    key += "".join(f"s{p}, " for p in spos)
+    lines.append(f"    key = ({key})")
+    if spos:   # an unhashable static value: the general path raises JAX's error
+        lines += ["    try:",
+                  "        ent = entries.get(key)",
+                  "    except TypeError:",
+                  "        return _dispatch_general(spec, api, args, kwargs, vals)"]
+    else:
+        lines.append("    ent = entries.get(key)")
+    lines += ["    if ent is None:",
+              f"        ent = _new_entry(plan, key, [{dts}], vals, {statics})"]
     grad = " or ".join(f"g{i}" for i in range(n)) or "False"
     dyn = ", ".join(f"d{i}" for i in range(n))
     lines += [
         f"    if ({grad}) and spec.differentiable and _grad_state.enabled:",
-        f"        return _record(spec, vals, statics, cast, [{dts}], [{dyn}])",
-        f"    out = jitted(statics, cast, {dyn})",
+        f"        return _record(spec, vals, {statics}, ent[0], [{dts}], [{dyn}])",
     ]
+    if neutral:
+        cond = " and ".join(f"type(v{i}) is nt{i} and v{i} == nv{i}" for i in neutral)
+        rest = ", ".join(f"d{i}" for i in range(n) if i not in neutral)
+        lines += ["    exe = ent[2]",
+                  f"    if exe is not None and {cond}:",
+                  f"        out = exe({rest})",
+                  "    else:",
+                  f"        out = ent[1]({dyn})"]
+    else:
+        lines.append(f"    out = ent[1]({dyn})")
     if plain_out:
-        lines += ["    if isinstance(out, (tuple, list)):",
+        lines += ["    if type(out) is _Array:",
+                  "        return _tensor_of(out)",
+                  "    if isinstance(out, (tuple, list)):",
                   "        return tuple([_tensor_of(o) for o in out])",
                   "    return _tensor_of(out)"]
     else:
@@ -553,15 +676,18 @@ def _make_fast(plan: _Plan):
     complete = -1
     if plan.tails is not None and plan.tails.get(len(spec.params)) == ():
         complete = len(spec.params)   # no keyword-only parameters
-    layout = (complete, spec.tensor_pos, spec.static_pos, spec.promote != "none",
-              spec.view is None and spec.out_names is None, plan.tails is not None)
+    promoted = () if spec.promote == "none" else spec.extra["promote_idx"]
+    layout = (complete, spec.tensor_pos, spec.static_pos, promoted,
+              spec.view is None and spec.out_names is None, plan.tails is not None,
+              tuple(i for i, _ in plan.neutral))
     code = _FAST_CODE.get(layout)
     if code is None:
         code = _FAST_CODE[layout] = compile(_fast_source(*layout),
                                             f"<dispatch {layout[:3]}>", "exec")
-    ns = dict(_FAST_GLOBALS, spec=spec, binder=plan.binder, tails=plan.tails,
-              casts=plan.casts, jitted=spec.jitted,
-              no_cast=(None,) * len(spec.tensor_pos))
+    ns = dict(_FAST_GLOBALS, spec=spec, plan=plan, binder=plan.binder, tails=plan.tails,
+              entries=plan.entries)
+    for i, v in plan.neutral:
+        ns[f"nv{i}"], ns[f"nt{i}"] = v, type(v)
     exec(code, ns)
     run = ns["run"]
     run.__qualname__ = run.__name__ = f"dispatch_{spec.name}"
@@ -630,19 +756,23 @@ def wrap_outputs(spec: OpSpec, vals, out):
 # the same fields, so a field added to one and not the other fails there.
 _new = object.__new__
 _BY_NP = _dt._BY_NP
+_uid = _storage_mod._uid
+# the concrete type of JAX's arrays (results are checked against it before anything else)
+_ARRAY_TYPE = type(jnp.zeros(()))
 
 
 def _tensor_of(arr) -> Tensor:
     st = _new(Storage)
     st.array = arr
     st.gen = 0
-    st.uid = next(_storage_mod._uid)
-    st.dtype = _BY_NP[arr.dtype]
+    st.uid = next(_uid)
+    aval = arr.aval   # ``arr.dtype`` and ``arr.shape`` are properties reading it
+    st.dtype = _BY_NP[aval.dtype]
     vc = _new(VersionCounter)
     vc.v = 0
     t = _new(Tensor)
     t._storage = st
-    t._shape = tuple(arr.shape)
+    t._shape = aval.shape   # a tuple, for arrays and tracers alike
     t._stride = None
     t._offset = 0
     t._direct = True
@@ -739,6 +869,6 @@ _ = (builtins, _np_inexact)
 _FAST_GLOBALS = dict(
     Tensor=Tensor, _SCALARS=_SCALARS, _device_scalar=_device_scalar,
     _tf_disabled=_tf_disabled, _tf_state=_tf_state, _dispatch_general=_dispatch_general,
-    _compute_cast=_compute_cast, _default=_dt._default, _PLAIN_STATIC=_PLAIN_STATIC,
+    _default=_dt._default, _PLAIN_STATIC=_PLAIN_STATIC,
     _freeze=_freeze, _grad_state=_grad_state, _record=_record, _tensor_of=_tensor_of,
-    wrap_outputs=wrap_outputs)
+    wrap_outputs=wrap_outputs, _new_entry=_new_entry, _Array=_ARRAY_TYPE)

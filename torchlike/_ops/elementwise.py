@@ -108,9 +108,15 @@ def reject_common(kinds, kernel: str, nargs: int = 2):
     return chk
 
 
+# Note [Cheap eager checks]
+# A check runs before every eager call of its op, next to an executable launch of a few
+# microseconds, so the helpers below return the check itself when there is only one
+# and test the common case (plain Tensors of equal shapes) before anything else.
 def checks(*fns):
     """Run several checks in order."""
     fns = tuple(f for f in fns if f is not None)
+    if len(fns) == 1:
+        return fns[0]
 
     def chk(*vals):
         for f in fns:
@@ -120,12 +126,23 @@ def checks(*fns):
 
 def tensors_only(opname: str, params: tuple, positions: tuple):
     """PyTorch's argument parser: these parameters must be Tensors, not Python numbers."""
-    def chk(*vals):
+    def fail(vals):
         for p, i in zip(params, positions):
             v = vals[i]
             if not isinstance(v, Tensor):
                 raise TypeError(f"{opname}(): argument '{p}' (position {i + 1}) must be "
                                 f"Tensor, not {type(v).__name__}")
+
+    if positions == (0,):
+        def chk(input, *rest):
+            if type(input) is not Tensor and not isinstance(input, Tensor):
+                fail((input,))
+        return chk
+
+    def chk(*vals):
+        for i in positions:
+            if not isinstance(vals[i], Tensor):
+                fail(vals)
     return chk
 
 
@@ -149,21 +166,27 @@ def unary(name, fn, *, promote="float", dunders=(), inplace=True, samples=None,
 
 
 def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplace=True,
-           samples=None, check=None, tensor_only=False, dynamic=(), **kw):
+           samples=None, check=None, tensor_only=False, dynamic=(), alpha=False, **kw):
     """``tensor_only``: True when PyTorch accepts only Tensors (no Python numbers) for both
     operands, "first" when only ``other`` may be a number. ``dynamic``: scalar parameters
     passed as values rather than compiled in (``alpha``), so changing them between calls
-    does not compile a new executable."""
+    does not compile a new executable. ``alpha``: the third parameter is PyTorch's
+    ``alpha``, refused as a float for integral operands."""
     params = tuple(p.strip().split("=")[0] for p in sig.split(",")[:2])
     kinds = (tensors_only(name, params, (0, 1)) if tensor_only is True else
              _first_tensor(name) if tensor_only == "first" else None)
 
     def chk(*vals):
-        if kinds is not None:
-            kinds(*vals)
-        check_broadcast(vals[0], vals[1])
+        a, b = vals[0], vals[1]
+        # two plain Tensors of one shape pass the operand kinds and the broadcast
+        if type(a) is not Tensor or type(b) is not Tensor or a._shape != b._shape:
+            if kinds is not None:
+                kinds(*vals)
+            check_broadcast(a, b)
         if check is not None:
             check(*vals)
+        if alpha and isinstance(vals[2], float):
+            _check_alpha(*vals)
     register(OpSpec(name, fn, sig, tensor_args=params + tuple(dynamic), promote=promote,
                     promote_args=params, dunders=dunders, inplace=inplace, check=chk,
                     samples=samples or (lambda: _binary_samples()), **kw))
@@ -173,6 +196,9 @@ def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplac
 # arithmetic
 def _check_bool_sub(input, other, alpha=1):
     # PyTorch wraps Python bools into bool tensors, so ``x - True`` is refused too.
+    if type(input) is Tensor and type(other) is Tensor and \
+            input._storage.dtype is not _dt.bool and other._storage.dtype is not _dt.bool:
+        return
     if _is_bool(input) and _is_bool(other):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -202,7 +228,10 @@ def _float_result(*vals) -> bool:
 
 
 def _scaled(x, k):
-    """``k * x`` with the scalar ``k`` (a dynamic value) in ``x``'s dtype, as PyTorch."""
+    """``k * x`` with the scalar ``k`` (a dynamic value) in ``x``'s dtype, as PyTorch;
+    ``x`` for None, the neutral 1 (Note [Neutral scalar arguments] in dispatch.py)."""
+    if k is None:
+        return x
     return x * jnp.asarray(k, dtype=jnp.result_type(x))
 
 
@@ -216,14 +245,14 @@ def _sub(input, other, alpha=1):
 
 binary("add", _add, sig="input, other, *, alpha=1", dunders=("__add__", "__radd__",
                                                               "__iadd__"),
-       check=_check_alpha, saves=False, dynamic=("alpha",),
+       alpha=True, saves=False, dynamic=("alpha",), neutral={"alpha": 1},
        samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=2.0),
                                             S(arr(2, dtype="bool"), arr(2, dtype="bool"),
                                               grad=False)])
 binary("sub", _sub, sig="input, other, *, alpha=1", dunders=("__sub__", "__rsub__",
                                                               "__isub__"),
-       check=lambda *v: (_check_bool_sub(*v), _check_alpha(*v)), saves=False,
-       aliases=("subtract",), dynamic=("alpha",),
+       check=_check_bool_sub, alpha=True, saves=False,
+       aliases=("subtract",), dynamic=("alpha",), neutral={"alpha": 1},
        samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=-0.5)])
 
 
@@ -232,8 +261,8 @@ def _rsub(input, other, alpha=1):
 
 
 binary("rsub", _rsub, sig="input, other, *, alpha=1", inplace=False, method=False,
-       saves=False, tensor_only="first", dynamic=("alpha",),
-       check=lambda *v: (_check_bool_sub(*v), _check_alpha(*v)),
+       saves=False, tensor_only="first", dynamic=("alpha",), neutral={"alpha": 1},
+       check=_check_bool_sub, alpha=True,
        samples=lambda: _binary_samples(ints=False)[:3] + [S(arr(3), 2, alpha=2)])
 binary("mul", lambda a, b: a * b, dunders=("__mul__", "__rmul__", "__imul__"),
        aliases=("multiply",),
@@ -287,11 +316,17 @@ def _check_int_zero_div(input, other, *rest):
             raise RuntimeError("ZeroDivisionError")
 
 
+def _div_check(input, other, rounding_mode=None):
+    if type(input) is not Tensor or type(other) is not Tensor or input._shape != other._shape:
+        check_broadcast(input, other)
+    if rounding_mode is not None:
+        _div_promote_check(input, other, rounding_mode)
+
+
 register(OpSpec(
     "div", _div, "input, other, *, rounding_mode=None", tensor_args=("input", "other"),
     promote="common", inplace=True, aliases=("divide",),
-    check=lambda *v: (check_broadcast(v[0], v[1]), _div_promote_check(*v)),
-    dunders=("__truediv__", "__rtruediv__", "__itruediv__"),
+    check=_div_check, dunders=("__truediv__", "__rtruediv__", "__itruediv__"),
     samples=lambda: _binary_samples(nonzero_other=True) + [
         S(arr(3, 4), arr(3, 4, positive=True), rounding_mode="trunc"),
         S(arr(3, 4), arr(3, 4, positive=True), rounding_mode="floor"),

@@ -10,7 +10,8 @@ caching of compiled executables for every op the same way.
 # ``tensor_args`` are dynamic: JAX arrays (or Python scalars, None, or lists of arrays)
 # already cast by the dispatcher. All others are static, hashable Python values (lists
 # become tuples); a change in them compiles a new executable, a change in shapes or
-# dtypes reuses JAX's cache.
+# dtypes reuses JAX's cache. A dynamic parameter named in ``neutral`` may also arrive as
+# None, meaning its neutral value (Note [Neutral scalar arguments] in dispatch.py).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ class OpSpec:
     nondiff_outputs: tuple = ()        # output indices that never require grad
     int_to_float_inplace_ok: bool = False
     samples: Callable | None = None    # () -> list[Sample] for the parity tests
+    # dynamic scalar parameters and the Python value that leaves a real-valued result
+    # bit for bit unchanged when left out ({"alpha": 1}); ``fn`` must accept None for
+    # them, meaning that value (Note [Neutral scalar arguments] in dispatch.py)
+    neutral: dict | None = None
     doc: str | None = None
     extra: dict = field(default_factory=dict)
 
