@@ -80,6 +80,26 @@ def _make_method(spec: OpSpec, name: str):
     return m
 
 
+_MISSING = object()
+
+
+def _make_binary_dunder(spec: OpSpec, name: str):
+    """``t + u`` and friends: as ``_make_method``, with the operand as a parameter of its
+    own, so the common call builds its argument tuple at once. Extra arguments
+    (``t.__add__(u, alpha=2)``) are passed on as for any method."""
+    run = _plan_of(spec).run
+
+    def m(self, other=_MISSING, *args, **kwargs):
+        if args or kwargs or other is _MISSING:
+            return run(m, (self,) + args if other is _MISSING else (self, other) + args,
+                       kwargs)
+        return run(m, (self, other), kwargs)
+    m.__name__ = name
+    m.__qualname__ = "Tensor." + name
+    m.__doc__ = spec.doc or f"Mirrors ``torch.Tensor.{name}``."
+    return m
+
+
 # PyTorch evaluates ``2 + t`` as ``t.add(2)`` for commutative ops (so the graph's edges
 # come in the same order); the others swap operands.
 _COMMUTATIVE_REFLECTED = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"}
@@ -171,5 +191,7 @@ def bind_all() -> None:
                 setattr(Tensor, d, _make_reflected(spec, d))
             elif d.startswith("__i") and d not in ("__invert__", "__index__"):
                 setattr(Tensor, d, _make_inplace(spec, d))
+            elif len(spec.params) >= 2:
+                setattr(Tensor, d, _make_binary_dunder(spec, d))
             else:
                 setattr(Tensor, d, _make_method(spec, d))
