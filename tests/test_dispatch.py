@@ -241,13 +241,23 @@ def test_neutral_alpha_skips_the_argument_for_real_results_only():
     assert ent and ent[0][2] is None    # (1+0j) * inf is not inf: keep alpha
 
 
-def test_integral_float_alpha_and_bool_sub_still_raise():
+def test_alpha_and_bool_errors_match_pytorch():
     x = tl.tensor(I)
     for alpha in (1.0, 0.5):
         with pytest.raises(RuntimeError, match="alpha must not be"):
             x.add(x, alpha=alpha)
         with pytest.raises(RuntimeError, match="alpha must not be"):
             x.sub(1, alpha=alpha)
+    cases = [(x, x, True), (tl.tensor(A), 2, False), (tl.tensor(A), 1.0, 1j), (x, 1, 1j)]
+    for a, b, alpha in cases:
+        with pytest.raises(RuntimeError) as ours:
+            tl.add(a, b, alpha=alpha)
+        if HAVE_TORCH:
+            with pytest.raises(RuntimeError) as theirs:
+                torch.add(torch.tensor(np.asarray(a)),
+                          torch.tensor(np.asarray(b)) if isinstance(b, Tensor) else b,
+                          alpha=alpha)
+            assert str(ours.value) == str(theirs.value)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool"):
         tl.tensor(np.array([True])) - tl.tensor(np.array([False]))
     with pytest.raises(RuntimeError, match="with a bool tensor"):

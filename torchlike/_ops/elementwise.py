@@ -185,7 +185,7 @@ def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplac
             check_broadcast(a, b)
         if check is not None:
             check(*vals)
-        if alpha and isinstance(vals[2], float):
+        if alpha and type(vals[2]) is not int:
             _check_alpha(*vals)
     register(OpSpec(name, fn, sig, tensor_args=params + tuple(dynamic), promote=promote,
                     promote_args=params, dunders=dunders, inplace=inplace, check=chk,
@@ -213,9 +213,22 @@ def _is_bool(v) -> bool:
 
 
 def _check_alpha(input, other, alpha=1):
-    if isinstance(alpha, float) and not _float_result(input, other):
+    """PyTorch's ``alpha_check`` against the result dtype (a Python int always passes)."""
+    if type(alpha) is int:
+        return
+    metas = [(v.dtype, v.dim(), False) if isinstance(v, Tensor) else
+             (_dt.scalar_dtype(v), 0, True) for v in (input, other)
+             if isinstance(v, (Tensor, bool, int, float, complex))]
+    result = _dt.result_type_of(metas) if metas else _dt.get_default_dtype()
+    if isinstance(alpha, bool) and result is not _dt.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, (float, complex)) and not (result.is_floating_point or
+                                                    result.is_complex):
         raise RuntimeError("For integral input tensors, argument alpha must not be a "
                            "floating point number.")
+    if isinstance(alpha, complex) and not result.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
 
 
 def _float_result(*vals) -> bool:
