@@ -194,3 +194,62 @@ def test_dlpack_errors_match_torch():
         m.from_dlpack(m.utils.dlpack.to_dlpack(m.ones(1)), copy=True)
 
     assert _err(lambda: capsule_with_copy(tl)) == _err(lambda: capsule_with_copy(torch))
+
+
+# ------------------------------------------------------------------ detach under JAX
+def _detach_fn(how):
+    def f(t):
+        d = t.detach() if how == "detach" else t.data
+        return (t * d).sum() + (d.view(-1)[:2] * t.view(-1)[:2]).sum()
+    return f
+
+
+@pytest.mark.parametrize("how", ["detach", "data"])
+def test_detach_stops_jax_gradients(how):
+    # d(t * t.detach())/dt is t.detach(), as PyTorch computes it, also when JAX
+    # differentiates the torchlike code.
+    f = _detach_fn(how)
+    x = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+    g = jax.grad(lambda a: f(tl.from_jax(a)).jax())(jnp.asarray(x))
+    t = tl.tensor(x, requires_grad=True)
+    f(t).backward()
+    np.testing.assert_allclose(np.asarray(g), t.grad.numpy(), rtol=1e-6)
+    expected = x.copy()
+    expected.reshape(-1)[:2] *= 2
+    np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-6)
+    if torch is not None:
+        tt = torch.tensor(x, requires_grad=True)
+        f(tt).backward()
+        np.testing.assert_allclose(np.asarray(g), tt.grad.numpy(), rtol=1e-6)
+
+
+def test_writes_through_detach_reach_the_base_under_jit():
+    def f(a):
+        t = tl.from_jax(a).clone()
+        t.detach().mul_(2.0)             # in place through the alias
+        t.data[0] = 10.0
+        return t.jax()
+    out = jax.jit(f)(jnp.ones(3, jnp.float32))
+    np.testing.assert_array_equal(np.asarray(out), [10.0, 2.0, 2.0])
+
+
+def test_compiled_module_with_detach_gets_pytorch_gradients():
+    # The forward's VJP (Note [Differentiable compiled forward]) is JAX's: a detach inside
+    # must stop it there too.
+    class M(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = tl.nn.Linear(3, 3)
+
+        def forward(self, x):
+            h = self.lin(x)
+            return (h * h.detach()).sum()
+    tl.manual_seed(0)
+    m = M()
+    x = tl.randn(2, 3)
+    tl.compile(m)(x).backward()
+    compiled = [p.grad.clone() for p in m.parameters()]
+    m.zero_grad()
+    m(x).backward()
+    for c, p in zip(compiled, m.parameters()):
+        np.testing.assert_allclose(c.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)

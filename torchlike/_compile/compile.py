@@ -349,7 +349,8 @@ class CompiledFunction:
             for x in o_leaves:
                 if isinstance(x, Tensor):
                     if any(x is t for t in arg_tensors) or (
-                            x._direct and id(x._storage) in known and x.grad_fn is None):
+                            (x._direct or x._sg) and id(x._storage) in known
+                            and x.grad_fn is None):
                         entry.out_plan.append(("obj", x))
                     else:
                         entry.out_plan.append(("new", len(outs)))

@@ -78,6 +78,16 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy defers binary ops to us
 
+    # Note [Detach under JAX transformations]
+    # ``detach()`` and ``.data`` share memory with their source, and torchlike's tape
+    # never differentiates through them; JAX's own differentiation (``jax.grad`` of
+    # torchlike code, the VJP of a compiled forward) would, since the alias reads the
+    # same array. An alias made while JAX traces therefore reads its value through
+    # ``lax.stop_gradient``: it is an indirect tensor whose cached value is the stopped
+    # one (so its views are indirect too), and writes through it still scatter into the
+    # shared storage. After such a write the alias re-reads the storage, unstopped.
+    _sg = False
+
     # ------------------------------------------------------------------ creation
     def __new__(cls, *args, **kwargs):
         self = object.__new__(cls)
@@ -120,7 +130,9 @@ class Tensor:
         v._offset = offset
         v._direct = (offset == 0 and v._shape == tuple(st.array.shape)
                      and _is_contiguous(v._shape, v._stride)
-                     and v._stride == contiguous_strides(v._shape))
+                     and v._stride == contiguous_strides(v._shape)) and not self._sg
+        if self._sg:
+            v._sg = True   # Note [Detach under JAX transformations]
         v._cache = arr
         v._cache_gen = st.gen
         v._idx = None
@@ -375,6 +387,7 @@ class Tensor:
         (so in-place writes through it go unnoticed by autograd, as in PyTorch)."""
         d = self._alias()
         d._vc = VersionCounter()
+        self._stop_if_traced(d)
         return d
 
     @data.setter
@@ -404,7 +417,18 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """Mirrors ``Tensor.detach``: shares memory and version counter, no grad."""
-        return self._alias()
+        a = self._alias()
+        self._stop_if_traced(a)
+        return a
+
+    def _stop_if_traced(self, alias: "Tensor") -> None:
+        """Note [Detach under JAX transformations]."""
+        v = self._value
+        if isinstance(v, jax.core.Tracer):
+            alias._direct = False
+            alias._cache = jax.lax.stop_gradient(v)
+            alias._cache_gen = alias._storage.gen
+            alias._sg = True
 
     def detach_(self) -> "Tensor":
         """Mirrors ``Tensor.detach_``: makes this tensor a leaf that does not require grad."""
