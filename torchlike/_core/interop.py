@@ -39,6 +39,7 @@ import ctypes
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as _dt
@@ -226,7 +227,11 @@ def from_dlpack(ext_tensor: Any, *, device=None, copy: bool | None = None) -> Te
                         f"__dlpack_device__ methods or a DLPack capsule, but got "
                         f"{type(ext_tensor).__name__}")
     try:
-        arr = jax.dlpack.from_dlpack(ext_tensor, device=jdev, copy=copy)
+        # jax 0.10's from_dlpack(copy=True) keeps a 64-byte aligned NumPy buffer as is;
+        # ``copy=True`` promises memory of its own, so the copy is made here
+        arr = jax.dlpack.from_dlpack(ext_tensor, device=jdev, copy=None if copy else copy)
+        if copy:
+            arr = jnp.array(arr, copy=True)
     except BufferError:
         # NumPy refuses to export a read-only array through a legacy capsule (DLPack
         # before 1.0 cannot mark it read-only); such an array is copied.
