@@ -128,12 +128,16 @@ def _matmul(input, other):
 
 
 def _matmul_check(input, other):
-    d1, d2 = input.dim(), other.dim()
+    s1, s2 = input._shape, other._shape
+    if len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0]:   # the common case, checked first
+        dt = input._storage.dtype
+        if dt is other._storage.dtype and dt is not _dt.bool:
+            return
+    d1, d2 = len(s1), len(s2)
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{d1}D and {d2}D")
     _check_no_bool("dot" if d1 == d2 == 1 else "addmm_impl_cpu_", input, other)
-    s1, s2 = input._shape, other._shape
     if d1 == 1 and d2 == 1:
         if input.dtype is not other.dtype:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
