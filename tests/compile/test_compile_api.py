@@ -272,8 +272,8 @@ def test_old_gradients_are_recycled_only_when_nobody_else_sees_them(monkeypatch)
     recycled = []
     donor = _compile_mod.CompiledFunction._donor
 
-    def spy(self, p, shape, dtype):
-        a = donor(self, p, shape, dtype)
+    def spy(self, p, shape, dtype, recycled_ids):
+        a = donor(self, p, shape, dtype, recycled_ids)
         recycled.append((p, p._grad is not None and a is p._grad._storage.array))
         return a
     monkeypatch.setattr(_compile_mod.CompiledFunction, "_donor", spy)
@@ -291,9 +291,13 @@ def test_old_gradients_are_recycled_only_when_nobody_else_sees_them(monkeypatch)
         return [by_param.get(id(model.weight)), by_param.get(id(model.bias))]
     for _ in range(3):
         both()
+    grad_tensor = model.weight.grad
+    version = grad_tensor._version
+    del grad_tensor
     assert both() == [True, True]
     np.testing.assert_allclose(model.weight.grad.numpy(), eager_model.weight.grad.numpy(),
                                rtol=1e-5, atol=1e-6)
+    assert model.weight.grad._version == 0 and version == 0
 
     held = model.weight.grad                            # the user keeps a reference
     view = model.bias.grad[:1]                          # and a view of another gradient

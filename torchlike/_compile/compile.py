@@ -43,7 +43,9 @@
 # gradient is recycled only when nothing but its parameter can still see it: this
 # function made the array, and there is no other reference to its tensor, storage or
 # array (a user's ``g = p.grad``, a view of it, an array taken with ``.jax()`` all keep
-# it); otherwise a fresh buffer takes its place.
+# it); otherwise a fresh buffer takes its place. A recycled gradient's tensor object
+# holds the new gradient, with a fresh version counter, as nothing can tell it apart from
+# the new tensor PyTorch would make.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from jax.extend.core import Literal
 
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
+from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
 from ..autograd.graph import Node, _backward_error, edge_of
 from . import _tracing
@@ -135,6 +138,8 @@ class CompiledFunction:
         self._found_epoch = -1
         self._root_ids = None
         self._owned: dict = {}
+        self._treedefs: dict = {}     # number of tensor arguments -> their treedef
+        self._recycled: set = set()   # ids of gradient tensors whose buffer this call reuses
         self._roots = Roots(fn)
         functools.update_wrapper(self, fn, updated=())
 
@@ -152,9 +157,17 @@ class CompiledFunction:
             # inside another compiled function's trace: simply part of that program
             return self._fn(*args, **kwargs)
         self.stats.calls += 1
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
-        arg_tensors = [x for x in leaves if isinstance(x, Tensor)]
-        others = [x for x in leaves if not isinstance(x, Tensor)]
+        if not kwargs and all(type(a) is Tensor for a in args):   # the common call
+            leaves = arg_tensors = list(args)
+            others = []
+            treedef = self._treedefs.get(len(args))
+            if treedef is None:
+                treedef = self._treedefs[len(args)] = jax.tree_util.tree_structure(
+                    (args, {}), is_leaf=_is_tensor)
+        else:
+            leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
+            arg_tensors = [x for x in leaves if isinstance(x, Tensor)]
+            others = [x for x in leaves if not isinstance(x, Tensor)]
         found = self._state(others)
 
         # the storages of this call: found state and the arguments' (``base``), then the
@@ -478,13 +491,15 @@ class CompiledFunction:
             a = args[k]
             if owned.get(id(a)) is not a:
                 args[k] = jnp.copy(a)   # Note [Donation]: never delete a foreign buffer
+        recycled = self._recycled
+        recycled.clear()
         for h, shape, dtype in entry.donors:
-            args.append(self._donor(holders[h], shape, dtype))
+            args.append(self._donor(holders[h], shape, dtype, recycled))
         return entry.run(*args)
 
-    def _donor(self, p, shape, dtype):
-        """``p``'s old gradient array if only ``p`` can see it, else a fresh buffer
-        (Note [Recycled gradient buffers])."""
+    def _donor(self, p, shape, dtype, recycled: set):
+        """``p``'s old gradient array if only ``p`` can see it (its tensor then goes into
+        ``recycled``), else a fresh buffer (Note [Recycled gradient buffers])."""
         g = p._grad
         if g is not None and g._direct:
             st = g._storage
@@ -495,11 +510,13 @@ class CompiledFunction:
             if (self._owned.get(id(a)) is a and sys.getrefcount(g) == 3
                     and sys.getrefcount(st) == 3 and sys.getrefcount(a) == 4
                     and a.shape == shape and a.dtype == dtype):
+                recycled.add(id(g))
                 return a
         return jnp.empty(shape, dtype)
 
     def _write_back(self, entry: _Entry, storages, holders, found, outs, traced) -> None:
         owned = {}
+        recycled = self._recycled
         n_found = len(found.owners)
         for k, i in enumerate(entry.changed):
             s = storages[i]
@@ -516,7 +533,13 @@ class CompiledFunction:
                 a = outs[plan[1]]
                 owned[id(a)] = a
                 g = p._grad
-                if traced and g is not None and isinstance(g._storage.array, jax.core.Tracer):
+                if g is not None and id(g) in recycled:
+                    # nothing else could see the old gradient: its tensor holds the new one
+                    g._storage.array = a
+                    g._storage.gen += 1
+                    g._vc = VersionCounter()
+                elif traced and g is not None and isinstance(g._storage.array,
+                                                             jax.core.Tracer):
                     g._storage.array = a    # the tensor the trace created
                     g._storage.gen += 1
                 else:

@@ -96,9 +96,12 @@ class Roots:
 
     def get(self) -> list:
         if self.roots is not None:
-            for c, k, v in self.guards:
-                cur = _read(c, k)
-                if cur is not v:
+            missing = _MISSING
+            for c, k, v in self.guards:   # ``_read`` inlined: this runs on every call
+                if k is None:
+                    if _read(c, k) is not v:
+                        break
+                elif c.get(k, missing) is not v:
                     break
             else:
                 return self.roots
