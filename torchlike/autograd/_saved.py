@@ -97,8 +97,35 @@ def _rsub_name(input, other, alpha=1):
     return "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
 
 
+def _clamp_min_name(input, min):
+    return "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0"
+
+
+def _clamp_max_name(input, max):
+    return "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0"
+
+
 # PyTorch's node names where they depend on the overload, for ops that declare none.
-NAMES: dict = {"clamp": _clamp_name, "rsub": _rsub_name}
+NAMES: dict = {"clamp": _clamp_name, "rsub": _rsub_name, "clamp_min": _clamp_min_name,
+               "clamp_max": _clamp_max_name}
+
+
+def _clamp_edges(edges: list, pos: list, input, min=None, max=None) -> None:
+    # clamp.Tensor takes ``Tensor? min, Tensor? max``: a bound not given is still an
+    # edge, (None, 0); clamp (Scalar) has an edge for ``input`` only (EDGES above)
+    if min is None and isinstance(max, Tensor):
+        edges.insert(1, (None, 0))
+        for i, p in enumerate(pos):
+            if p >= 1:
+                pos[i] = p + 1
+    elif max is None and isinstance(min, Tensor):
+        edges.append((None, 0))
+
+
+# Ops whose overloads differ in more edges than EDGES can say: ``fn(edges, pos,
+# *args)`` completes the node's edges (and the positions of those that get a gradient)
+# in place. Only consulted for ops named per call (NAMES), off the common path.
+OVERLOAD_EDGES: dict = {"clamp": _clamp_edges}
 
 
 def edge_info(spec) -> tuple:

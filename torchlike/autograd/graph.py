@@ -345,7 +345,8 @@ def _recorder(spec) -> tuple:
     """What recording ``spec`` needs, worked out once and kept in ``spec.extra``:
     ``(edge kind per tensor argument, grad_fn name, or None and the function of the
     op's arguments that names it, save plan, whether the node keeps the inputs' values,
-    nondifferentiable outputs, whether outputs are plain tensors)``."""
+    nondifferentiable outputs, whether outputs are plain tensors, the function that
+    completes the edges of an overload or None)``."""
     rec = spec.extra.get("_recorder")
     if rec is not None:
         return rec
@@ -355,7 +356,8 @@ def _recorder(spec) -> tuple:
     name, name_fn = (None, g) if callable(g) else (g, None)
     rec = spec.extra["_recorder"] = (
         _saved.edge_info(spec), name, name_fn, _saved.save_plan(spec), bool(spec.saves),
-        frozenset(spec.nondiff_outputs), spec.view is None and spec.out_names is None)
+        frozenset(spec.nondiff_outputs), spec.view is None and spec.out_names is None,
+        _saved.OVERLOAD_EDGES.get(spec.name) if name is None else None)
     return rec
 
 
@@ -397,7 +399,7 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
     rec = spec.extra.get("_recorder")
     if rec is None:
         rec = _recorder(spec)
-    kinds, name, name_fn, plan, saves, nondiff, plain = rec
+    kinds, name, name_fn, plan, saves, nondiff, plain, overload_edges = rec
     edges: list = []
     pos: list = []
     mask: list = []
@@ -449,8 +451,12 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
     else:
         result = wrap_outputs(spec, vals, out)
         outs = result if isinstance(result, tuple) else (result,)
+    if name is None:   # named per call, by the overload
+        name = name_fn(*vals)
+        if overload_edges is not None:
+            overload_edges(edges, pos, *vals)
     node = _new(OpNode)
-    node._name = name = name if name is not None else name_fn(*vals)
+    node._name = name
     node.next_functions = tuple(edges)
     node._seq = next(_seq)
     node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain = None
