@@ -249,8 +249,11 @@ def _leaves_only(nodes: set) -> bool:
 
 
 def _needed(order: list, input_nodes: set, accumulate: bool) -> set:
-    """The nodes with a path to one of ``input_nodes`` (themselves included, except
-    leaves' ``AccumulateGrad`` when nothing accumulates): one depth-first pass that
+    """The nodes that run: those with a path to one of ``input_nodes``, and with
+    ``accumulate`` (``backward(inputs=...)``) the input nodes themselves. As in
+    PyTorch, ``autograd.grad`` only captures the gradient flowing into an input: its
+    node (a non-leaf's grad_fn) runs only when it leads to another input, so its saved
+    values are not freed and its node hooks do not run. One depth-first pass that
     settles each node after everything it feeds gradients to."""
     needed: set = set()
     done: set = set()
@@ -268,10 +271,9 @@ def _needed(order: list, input_nodes: set, accumulate: bool) -> set:
                     break
             else:
                 stack.pop()
-                if node in input_nodes:
-                    if accumulate or not isinstance(node, AccumulateGrad):
-                        needed.add(node)
-                        continue
+                if accumulate and node in input_nodes:
+                    needed.add(node)
+                    continue
                 for nxt, _ in node.next_functions:
                     if nxt is not None and (nxt in needed or nxt in input_nodes):
                         needed.add(node)
