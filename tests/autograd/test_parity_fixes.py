@@ -292,7 +292,6 @@ def _short(graph):
 def test_clamp_overloads_graph_and_gradients(call):
     # values on both sides of the bounds and exactly at them: the gradient at a bound
     # goes to the input (PyTorch's clamp_backward)
-    # (x below min == max: see test_clamp_min_equal_to_max)
     xs = np.array([-1.0, -0.3, 0.5, 0.2, 0.3, 0.9], np.float32)
     los = np.array([-0.3, -0.3, 0.1, 0.2, 0.4, -1.0], np.float32)
     his = np.array([0.3, 0.5, 0.1, 0.2, 0.3, 0.6], np.float32)
@@ -342,10 +341,8 @@ def test_clamp_tensor_bound_edges_in_the_fused_backward():
         assert_same(res, step(torch))
 
 
-@pytest.mark.xfail(strict=True, reason="the clamp kernel routes the gradient of an input "
-                   "below min == max to min; PyTorch's clamp_backward_min_max gives none of "
-                   "the three a gradient there")
 def test_clamp_min_equal_to_max():
+    # PyTorch's clamp_backward_min_max gives an input below min == max no gradient at all
     def run(torch):
         x = torch.tensor([-1.0, 0.1, 1.0], requires_grad=True)
         lo = torch.tensor([0.1, 0.1, 0.1], requires_grad=True)

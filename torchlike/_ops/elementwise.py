@@ -718,6 +718,16 @@ register(OpSpec("nan_to_num", _nan_to_num, "input, nan=0.0, posinf=None, neginf=
 def _clamp(input, min=None, max=None):
     # ``where`` rather than maximum/minimum: at a bound the gradient flows to the input
     # (PyTorch's clamp_backward), not split half and half.
+    if min is not None and max is not None:
+        # PyTorch's clamp_backward_min_max: above max (or max < min) the gradient goes to
+        # max, below min only while min < max to min, inside the bounds to the input, and
+        # an input below min == max gives none of the three a gradient
+        to_max = (input > max) | (max < min)
+        to_min = (input < min) & (min < max)
+        keep = (input >= min) & (input <= max)
+        rest = jnp.where(input != input, input, min)   # a NaN input stays NaN
+        return jnp.where(to_max, max, jnp.where(to_min, min, jnp.where(
+            keep, input, jax.lax.stop_gradient(rest)))).astype(input.dtype)
     out = input
     if min is not None:
         out = jnp.where(out < min, min, out).astype(input.dtype)
