@@ -253,3 +253,15 @@ def test_compiled_module_with_detach_gets_pytorch_gradients():
     m(x).backward()
     for c, p in zip(compiled, m.parameters()):
         np.testing.assert_allclose(c.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_forward_mode_stops_at_detach():
+    from torchlike.func import jvp
+    out, tangent = jvp(lambda t: t * t.detach(), (tl.tensor([1.0, 2.0]),),
+                       (tl.tensor([1.0, 1.0]),))
+    np.testing.assert_array_equal(out.numpy(), [1.0, 4.0])
+    np.testing.assert_array_equal(tangent.numpy(), [1.0, 2.0])
+    if torch is not None:
+        _, t_tangent = torch.func.jvp(lambda t: t * t.detach(), (torch.tensor([1.0, 2.0]),),
+                                      (torch.tensor([1.0, 1.0]),))
+        np.testing.assert_array_equal(tangent.numpy(), t_tangent.numpy())
