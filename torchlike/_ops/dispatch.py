@@ -271,9 +271,9 @@ class _Plan:
 # call, and each argument costs time. Instead each (op, static values, cast) gets its
 # own ``jax.jit`` of the runner with those bound, so a call passes only arrays: the fast
 # path finds it in ``_Plan.entries`` with the cast itself, under the promotion key it
-# already built, and autograd's ``spec.jitted(statics, cast, *dyn)`` finds the same
-# executables in ``_Plan.exes`` (one compilation per op, static values, cast, shapes and
-# dtypes, as before). Static values are keyed by equality, as ``static_argnums`` keys a
+# already built, and hands the same one to ``record_op`` when the call is recorded;
+# ``spec.jitted(statics, cast, *dyn)`` (the general path) finds the same executables in
+# ``_Plan.exes`` (one compilation per op, static values, cast, shapes and dtypes). Static values are keyed by equality, as ``static_argnums`` keys a
 # tuple of them. Both tables are bounded (``_EXES_MAX``), like JAX's own cache.
 #
 # Note [Neutral scalar arguments]
@@ -646,13 +646,17 @@ def _fast_source(complete: int, tpos: tuple, spos: tuple, promoted: tuple,
               f"        ent = _new_entry(plan, key, [{dts}], vals, {statics})"]
     grad = " or ".join(f"g{i}" for i in range(n)) or "False"
     dyn = ", ".join(f"d{i}" for i in range(n))
-    lines += [
-        f"    if ({grad}) and spec.differentiable and _grad_state.enabled:",
-        f"        return _record(spec, vals, {statics}, ent[0], [{dts}], [{dyn}])",
-    ]
+    # a recorded op runs the executable chosen here too (Note [Cost of recording])
+    record = f"_record(spec, vals, {statics}, ent[0], [{dts}], [{dyn}]"
+    lines.append(f"    if ({grad}) and spec.differentiable and _grad_state.enabled:")
     if neutral:
         cond = " and ".join(f"type(v{i}) is nt{i} and v{i} == nv{i}" for i in neutral)
         rest = ", ".join(f"d{i}" for i in range(n) if i not in neutral)
+        lines += ["        exe = ent[2]",
+                  f"        if exe is not None and {cond}:",
+                  f"            return {record}, exe, ({rest}{',' if rest else ''}))"]
+    lines.append(f"        return {record}, ent[1])")
+    if neutral:
         lines += ["    exe = ent[2]",
                   f"    if exe is not None and {cond}:",
                   f"        out = exe({rest})",
@@ -697,11 +701,11 @@ def _make_fast(plan: _Plan):
 _record_op = None   # autograd.graph.record_op, imported on first use (import cycle)
 
 
-def _record(spec, vals, statics, cast, dyn_t, dyn):
+def _record(spec, vals, statics, cast, dyn_t, dyn, exe, args=None):
     global _record_op
     if _record_op is None:
         from ..autograd.graph import record_op as _record_op
-    return _record_op(spec, vals, statics, cast, dyn_t, dyn)
+    return _record_op(spec, vals, statics, cast, dyn_t, dyn, exe, args)
 
 
 def _dispatch_general(spec: OpSpec, api, args, kwargs, vals):

@@ -393,9 +393,20 @@ def _leaf_mask(v, kind, edges, pos):
 # executable launch of about 5 us, so it is written for speed: what depends only on the
 # op is worked out once (``_recorder``), the common arguments (tensors and numbers) are
 # handled inline with ``_leaf_mask`` only for lists, and the node's fields are set
-# directly rather than through ``Node.__init__`` (keep the two in step).
-def record_op(spec, vals, statics, cast, dyn_t, dyn):
-    """Run ``spec`` and attach a grad_fn to its differentiable outputs."""
+# directly rather than through ``Node.__init__`` (keep the two in step). The output
+# comes from the executable the fast path already chose (passed in as ``exe``), so a
+# recorded op does not look it up again under ``(statics, cast)`` and, like an
+# unrecorded one, skips a neutral ``alpha``; the node still keeps every argument, so
+# the backward (and ``create_graph``'s ``_vjp_spec``) differentiates the op's full
+# function with the value that was passed.
+def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
+    """Run ``spec`` and attach a grad_fn to its differentiable outputs.
+
+    ``exe``: the executable the dispatcher chose for this call (Note [One executable per
+    cast]), run on ``args``, or on ``dyn`` when ``args`` is None (``args`` lacks a
+    neutral argument, Note [Neutral scalar arguments]); without it, ``spec.jitted``
+    finds the executable. The node keeps the whole ``dyn`` either way, so its backward
+    sees the same arguments."""
     rec = spec.extra.get("_recorder")
     if rec is None:
         rec = _recorder(spec)
@@ -440,8 +451,12 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn):
 
         out, vjp_fn = jax.vjp(f, *diff_primals(dyn, mask))
         vjp = (out, vjp_fn)
-    else:
+    elif exe is None:
         out = spec.jitted(statics, cast, *dyn)
+    elif args is None:
+        out = exe(*dyn)
+    else:
+        out = exe(*args)
     if plain:
         if isinstance(out, (tuple, list)):
             result = outs = tuple([_tensor_of(o) for o in out])
