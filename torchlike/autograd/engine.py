@@ -693,7 +693,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
                                    "have been used in the graph. Set allow_unused=True if this "
                                    "is the desired behavior.")
         elif not create_graph and (g.grad_fn is not None or g._requires_grad):
-            g = g.detach()
+            g = g._alias()   # no history; JAX transforms around still see through
         out.append(g)
     return tuple(out)
 

@@ -53,7 +53,7 @@ def _pre(inputs, create_graph, need_graph):
             from .._ops.dispatch import call_op
             res.append(call_op("view_as", inp, inp) if inp._requires_grad else inp)
         else:
-            d = inp.detach()
+            d = inp._alias()   # the tape's detach (Note [Detach under JAX transformations])
             d._requires_grad = need_graph and (d.dtype.is_floating_point or d.dtype.is_complex)
             res.append(d)
     return tuple(res)
@@ -61,7 +61,7 @@ def _pre(inputs, create_graph, need_graph):
 
 def _postgrad(x, create_graph):
     if isinstance(x, Tensor):
-        return x if create_graph else x.detach()
+        return x if create_graph else x._alias()
     return tuple(_postgrad(e, create_graph) for e in x)
 
 

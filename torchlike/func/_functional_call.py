@@ -231,7 +231,7 @@ def stack_module_state(models) -> tuple[dict, dict]:
         if any(req) and not all(req):
             raise RuntimeError(f"Expected {name} from each model to have the same "
                                ".requires_grad")
-        out = call_op("stack", [t.detach() for t in tensors], 0)
+        out = call_op("stack", [t._alias() for t in tensors], 0)
         return out.requires_grad_() if all(req) else out
 
     all_p = [dict(m.named_parameters()) for m in models]

@@ -54,7 +54,7 @@ def _lift(leaves: list) -> list:
         if x.requires_grad and is_grad_enabled():
             out.append(x.view_as(x))
         else:
-            t = x.detach()
+            t = x._alias()   # cuts the tape only: JAX transforms around still see through
             t.requires_grad_()  # PyTorch's error for integer inputs
             out.append(t)
     return out
@@ -101,7 +101,7 @@ def _vjp_arrays(outs: list, lifted: list, cts: list, retain: bool, create: bool)
 
 
 def _detach(x):
-    return x.detach()
+    return x._alias()   # the tape's detach, not a stop for JAX transforms around
 
 
 def _check_outputs(flat_out: list, api: str) -> None:
@@ -161,7 +161,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
             grads = _vjp_arrays([output], lifted, [None], connected, connected)
         g = tree_unflatten(grads, spec)
         if not connected:
-            output = output.detach()
+            output = output._alias()
             aux = tree_map_tensors(_detach, aux)
         return (g, (output, aux)) if has_aux else (g, output)
     return wrapper
