@@ -29,7 +29,7 @@ import step_overhead  # noqa: E402
 import train_step  # noqa: E402
 
 HAVE_FLAX = importlib.util.find_spec("flax") is not None
-TINY_RUN = ["--steps", "2", "--repeat", "1", "--threads", "0", "--rounds", "1"]
+TINY_RUN = ["--steps", "2", "--repeat", "1", "--threads", "0"]
 
 
 def _available(impls) -> list[str]:
@@ -65,7 +65,7 @@ def _assert_ran(rows: dict[str, str], impls) -> None:
 def test_train_step_every_implementation(capsys):
     impls = _available(train_step.IMPLS)
     train_step.main(["--tiny", "--no-isolate", "--models", "mlp", "--impls", ",".join(impls),
-                     "--warmup", "0", "--check-steps", "2"] + TINY_RUN)
+                     "--warmup", "0", "--check-steps", "2", "--rounds", "1"] + TINY_RUN)
     out = capsys.readouterr().out
     assert "WARNING" not in out, out
     assert "torchlike compiled == eager over 2 steps" in out, out
@@ -90,8 +90,8 @@ def test_train_step_rounds_keep_the_fastest(capsys):
 
 def test_train_step_worker_subprocess(capsys):
     # The default mode: one fresh process per implementation, which also reports memory.
-    train_step.main(["--tiny", "--models", "mlp", "--impls", "jax", "--warmup", "0"]
-                    + TINY_RUN)
+    train_step.main(["--tiny", "--models", "mlp", "--impls", "jax", "--warmup", "0",
+                     "--rounds", "1"] + TINY_RUN)
     out = capsys.readouterr().out
     row = _rows(out, ["jax"])["jax"]
     ms, first, second, peak, drss = row.split()[:5]
