@@ -104,14 +104,20 @@ def test_grad_wrt_two_outputs_summed_into_a_non_leaf():
     assert values(g) == [[8.0, 8.0, 8.0]]
 
 
+def _hook_log(h, y):
+    """A list that h's node pre- and post-hooks and y's node pre-hook append to."""
+    log = []
+    h.grad_fn.register_prehook(lambda g: log.append("h pre"))
+    h.grad_fn.register_hook(lambda gi, go: log.append("h post"))
+    y.grad_fn.register_prehook(lambda g: log.append("y pre"))
+    return log
+
+
 def test_grad_wrt_non_leaf_and_below_runs_the_node_in_between():
     # h's node leads to y, another input: it runs (and its node hooks with it), y's not
     def run(torch):
         x, y, h, out = chain(torch)
-        log = []
-        h.grad_fn.register_prehook(lambda g: log.append("h pre"))
-        h.grad_fn.register_hook(lambda gi, go: log.append("h post"))
-        y.grad_fn.register_prehook(lambda g: log.append("y pre"))
+        log = _hook_log(h, y)
         g = torch.autograd.grad(out, [h, y])
         return g, list(log), err(lambda: torch.autograd.grad(h.sum(), [x]))
     g, log, again = parity(run)
@@ -220,10 +226,7 @@ def test_backward_inputs_non_leaf_runs_its_node():
     # nothing below it; h retains its grad, which accumulates
     def run(torch):
         x, y, h, out = chain(torch)
-        log = []
-        h.grad_fn.register_prehook(lambda g: log.append("h pre"))
-        h.grad_fn.register_hook(lambda gi, go: log.append("h post"))
-        y.grad_fn.register_prehook(lambda g: log.append("y pre"))
+        log = _hook_log(h, y)
         out.backward(inputs=[h], retain_graph=True)
         out.backward(inputs=[h])
         return h.grad, h.retains_grad, x.grad, list(log), \
