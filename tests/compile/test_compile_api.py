@@ -382,3 +382,25 @@ def test_hyperparameter_must_be_a_number():
         warnings.simplefilter("ignore")
         with pytest.raises(TypeError, match="lr=Tensor"):
             torch.compile(step)(torch.randn(4, 3), torch.randn(4, 2))
+
+
+def test_writes_through_data_inside_a_compiled_step():
+    # weight clipping as WGAN does it: .data reads through stop_gradient while traced
+    # (Note [Detach under JAX transformations]) but its writes reach the parameters
+    torch.manual_seed(0)
+    lin = nn.Linear(3, 3)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.5)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        lin(x).sum().backward()
+        opt.step()
+        for p in lin.parameters():
+            p.data.clamp_(-0.01, 0.01)
+    x = torch.randn(4, 3)
+    for _ in range(3):
+        step(x)
+    assert step.stats.traces == 1
+    for p in lin.parameters():
+        assert float(p.detach().abs().max()) <= 0.01 + 1e-7
