@@ -20,11 +20,9 @@ W = rng.standard_normal((4, 2)).astype(np.float32)
 
 
 @pytest.fixture(autouse=True)
-def fuse_early(monkeypatch):
+def fuse_early(fuse_after):
     """Compile a program on its second sighting, with fresh tables."""
-    monkeypatch.setattr(engine, "_FUSE_AFTER", 2)
-    monkeypatch.setattr(engine, "_sightings", {})
-    monkeypatch.setattr(engine, "_fused", {})
+    fuse_after(2)
 
 
 def leaves(fw):

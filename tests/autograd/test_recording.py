@@ -92,12 +92,10 @@ def test_backward_inputs_on_branching_graph():
     assert_same(a, b)
 
 
-def test_fused_backward_after_inplace_shape_change(monkeypatch):
+def test_fused_backward_after_inplace_shape_change(fuse_after):
     # ``add`` keeps its inputs' shapes for the fused program's key; an input that does
     # not require grad may be transposed in place afterwards (PyTorch's add saves none)
-    monkeypatch.setattr(engine, "_FUSE_AFTER", 2)
-    monkeypatch.setattr(engine, "_sightings", {})
-    monkeypatch.setattr(engine, "_fused", {})
+    fuse_after(2)
 
     def run(torch):
         x = torch.tensor(np.tile(A[0], (3, 1)), requires_grad=True)
@@ -115,10 +113,8 @@ def test_fused_backward_after_inplace_shape_change(monkeypatch):
     assert_same(a, b)
 
 
-def test_grad_of_leaves_runs_fused(monkeypatch):
-    monkeypatch.setattr(engine, "_FUSE_AFTER", 2)
-    monkeypatch.setattr(engine, "_sightings", {})
-    monkeypatch.setattr(engine, "_fused", {})
+def test_grad_of_leaves_runs_fused(fuse_after):
+    fuse_after(2)
 
     def run(torch, n):
         x = torch.tensor(A, requires_grad=True)
@@ -142,10 +138,8 @@ def test_grad_of_leaves_runs_fused(monkeypatch):
         assert_same(list(steps[k + 1]), list(expected[1]))
 
 
-def test_grad_fused_leaves_hooks_and_nonleaf_inputs_to_the_eager_walk(monkeypatch):
-    monkeypatch.setattr(engine, "_FUSE_AFTER", 1)
-    monkeypatch.setattr(engine, "_sightings", {})
-    monkeypatch.setattr(engine, "_fused", {})
+def test_grad_fused_leaves_hooks_and_nonleaf_inputs_to_the_eager_walk(fuse_after):
+    fuse_after(1)
 
     def run(torch):
         x = torch.tensor(A, requires_grad=True)

@@ -1,0 +1,18 @@
+"""Fixtures shared by the autograd tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchlike.autograd import engine
+
+
+@pytest.fixture
+def fuse_after(monkeypatch):
+    """``fuse_after(n)``: the engine compiles a fused backward on a graph's n-th sighting
+    (Note [Fused backward]), starting from empty tables; undone after the test."""
+    def set_threshold(n: int) -> None:
+        monkeypatch.setattr(engine, "_FUSE_AFTER", n)
+        monkeypatch.setattr(engine, "_sightings", {})
+        monkeypatch.setattr(engine, "_fused", {})
+    return set_threshold
