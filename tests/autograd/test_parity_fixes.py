@@ -354,3 +354,28 @@ def test_clamp_min_equal_to_max():
         return x.grad, lo.grad, hi.grad
     g = parity(run)
     assert values(g) == [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.clamp(x, T.zeros(3), 1.0),
+    lambda T, x: T.clamp(x, min=0.0, max=T.ones(3)),
+    lambda T, x: x.clamp(T.zeros(3), 1),
+    lambda T, x: x.clamp_(min=0, max=T.ones(3)),
+    lambda T, x: T.clip(x, 0.0, T.ones(1)),
+], ids=["fn-pos", "fn-kw", "method", "inplace", "clip"])
+def test_clamp_mixed_tensor_and_number_bounds_raise_type_error(call):
+    # PyTorch's overloads take two tensor bounds or two numbers, never one of each
+    x = tl.tensor([-1.0, 0.5, 2.0])
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        call(tl, x)
+    assert x.tolist() == [-1.0, 0.5, 2.0]       # the in-place form wrote nothing
+    if HAVE_TORCH:
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            call(torch, torch.tensor([-1.0, 0.5, 2.0]))
+
+
+def test_clamp_zero_dim_tensor_bound_passes_as_a_number():
+    got = tl.clamp(tl.tensor([-1.0, 0.5, 2.0]), tl.tensor(0.0), 1.0)
+    assert got.tolist() == [0.0, 0.5, 1.0]
+    if HAVE_TORCH:
+        assert_same(got, torch.clamp(torch.tensor([-1.0, 0.5, 2.0]), torch.tensor(0.0), 1.0))

@@ -736,9 +736,24 @@ def _clamp(input, min=None, max=None):
     return out
 
 
+def _dim_bound(v) -> bool:
+    return isinstance(v, Tensor) and bool(v._shape)
+
+
 def _clamp_check(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (min is not None and max is not None
+            and _dim_bound(min) != _dim_bound(max)):
+        # PyTorch's overloads take two tensor bounds or two numbers (a 0-d tensor passes
+        # as a number), never a tensor with dimensions and a number
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__
+                        for v in (input, min, max))
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     for v in (input, min, max):
         if (isinstance(v, Tensor) and v.dtype.is_complex) or isinstance(v, complex):
             raise NotImplementedError("clamp is not supported for complex types")
