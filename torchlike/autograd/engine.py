@@ -79,6 +79,8 @@ def _add_arrays(a, b):
 
 
 _ONES: dict = {}
+_LOSS_ONES: dict = {}    # (shape, dtype) of a tensor ``backward()`` was called on -> ones
+_UNKEYED = object()
 
 
 def _ones_like(out: Tensor) -> Tensor:
@@ -151,8 +153,15 @@ def _buffer_add(a, b):
 
 
 def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
-                 inputs=None, accumulate: bool = True) -> list:
-    """Core of backward()/grad(). Returns the gradients captured for ``inputs``."""
+                 inputs=None, accumulate: bool = True, _fast=_UNKEYED) -> list:
+    """Core of backward()/grad(). Returns the gradients captured for ``inputs``.
+    ``_fast``: what ``_fast_backward`` answered for these arguments, if it was asked."""
+    fast = None if _fast is _UNKEYED else _fast
+    if _fast is _UNKEYED and not inputs and not create_graph and not _anomaly.enabled:
+        fast = _fast_backward(outputs, [None if g is None else g._value
+                                        for g in grad_outputs], retain_graph)
+        if fast is True:
+            return []
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     captures: dict = {}          # (node, nr) -> [index into inputs]
     input_nodes: set = set()
@@ -167,7 +176,7 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     # discover the graph, counting each node's consumers
     deps: dict = {}
     order: list = []
-    stack = [n for n, _ in roots]
+    stack = list(dict.fromkeys([n for n, _ in roots]))   # two outputs of one node: once
     seen = set(stack)
     while stack:
         n = stack.pop()
@@ -204,9 +213,10 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
     _grad_state.enabled = bool(create_graph)
     try:
         if (not create_graph and not _anomaly.enabled and len(order) <= _FUSE_MAX_NODES
+                and fast is not False
                 and (not inputs if accumulate else _leaves_only(input_nodes))
                 and _run_fused(buffers, deps, heap, retain_graph, needed, captures,
-                               captured)):
+                               captured, fast)):
             return captured
         while heap:
             node = heapq.heappop(heap)[2]
@@ -425,16 +435,18 @@ _fused: dict = {}        # program -> jitted replay, or None when it cannot be t
 
 
 def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
-               needed=None, captures=None, captured=None) -> bool:
+               needed=None, captures=None, captured=None, fast=None) -> bool:
     """Run this backward as one executable if its program is known; False to go eager.
 
     Called with the engine's initial state (root buffers, dependency counts, the heap
     of ready nodes), which it does not modify. With ``needed`` (``autograd.grad`` of
-    leaves) the gradients reaching the leaves go to ``captured`` instead of ``.grad``."""
+    leaves) the gradients reaching the leaves go to ``captured`` instead of ``.grad``.
+    ``fast``: the graph's ``(key, nodes)`` from ``_graph_key``, under which a program
+    that ran (or will never run) is remembered for ``_fast_backward``."""
     plan = _fused_plan(buffers, deps, heap, needed)
     if plan is None:
         return False
-    program, roots, dyns, leaves, walked = plan
+    program, roots, dyns, leaves, walked, stepped = plan
     fn = _fused.get(program, _NOT_COMPILED)
     if fn is _NOT_COMPILED:
         n = _sightings.get(program, 0) + 1
@@ -445,18 +457,28 @@ def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
             return False
         _sightings.pop(program, None)
         if _Budget.compiles_left <= 0:
+            _remember(fast, False)
             return False
         _Budget.compiles_left -= 1
         if len(_fused) >= _FUSED_MAX:
             del _fused[next(iter(_fused))]
         fn = _fused[program] = jax.jit(functools.partial(_replay, program))
     elif fn is None:
+        _remember(fast, False)
         return False
     try:
         grads = fn(roots, dyns)
     except Exception:   # e.g. a VJP that cannot be traced here: the eager walk decides
         _fused[program] = None
+        _remember(fast, False)
         return False
+    if fast is not None:
+        nodes = fast[1]
+        at = {n: i for i, n in enumerate(nodes)}
+        _remember(fast, (fn, tuple([at[n] for n in stepped]),
+                         tuple([at[n] for n in leaves]),
+                         tuple([at[n] for n in walked
+                                if type(n) is OpNode and n._zavals is None])))
     if needed is not None:
         for sink, g in zip(leaves, grads):
             for i in captures.get((sink, 0), ()):
@@ -473,6 +495,147 @@ def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
         for node in walked:
             node._release()
     return True
+
+
+_fast: dict = {}         # graph key -> (jitted replay, step, leaf, release node indices),
+                         # or False: a graph whose program never runs fused
+_fast_for = [None]       # the ``_fused`` table the entries of ``_fast`` were made with
+_INF = float("inf")
+_Tracer = jax.core.Tracer
+
+
+def _remember(fast, entry) -> None:
+    if fast is not None:
+        if len(_fast) >= _FUSED_MAX * 2:
+            del _fast[next(iter(_fast))]
+        _fast[fast[0]] = entry
+
+
+def _graph_key(outputs, arrays):
+    """``(key, nodes)`` for a graph the fused backward may run from the root gradients
+    ``arrays`` (one per output): ``nodes`` in the order of a breadth-first walk from
+    ``outputs``, and a key that determines the program ``_fused_plan`` would write for
+    it: the roots' shapes and dtypes; per node its step as in the program and its
+    wiring by position in ``nodes``; the order of the nodes' sequence numbers, which
+    decides the eager order. Flat, so that building, hashing and comparing it is cheap.
+    None where the plan would bail out (hooks, a freed graph, a modified saved tensor,
+    a node other than a table op or a leaf's) or where the roots are not one gradient
+    for each of distinct nodes."""
+    nodes: list = []
+    at: dict = {}
+    key: list = [len(nodes)]
+    for t, a in zip(outputs, arrays):
+        n = t.grad_fn
+        if n is None or a is None or n in at or isinstance(a, _Tracer):
+            return None
+        at[n] = len(nodes)
+        nodes.append(n)
+        aval = a.aval
+        key += (t._output_nr, aval.shape, aval.dtype)
+    key[0] = len(nodes)
+    seqs: list = []
+    last = _INF
+    ordered = True        # the table ops met in decreasing sequence numbers
+    i = 0
+    limit = _FUSE_MAX_NODES
+    for n in nodes:       # grows while walked
+        i += 1
+        if i > limit or n._pre_hooks or n._hooks:
+            return None
+        if type(n) is OpNode:
+            if n._tensor_pre_hooks or n._retain or n._freed or n._vjp is not None:
+                return None
+            saved = n._saved
+            if saved:
+                for e in saved:
+                    if e[0].v != e[1]:
+                        return None    # the eager walk raises PyTorch's error
+            s = n._seq
+            if s > last:
+                ordered = False
+            last = s
+            seqs.append(s)
+            pos = n._edge_pos
+            nf = n.next_functions
+            key += (n._spec.extra["runner"], n._statics, n._cast, n._mask, n._zavals,
+                    n._nout, len(pos), len(nf))
+            key += pos
+            # the inputs' shapes and dtypes, as ``_avals`` (one entry per ``mask`` entry)
+            for v in n._dyn_t:
+                if isinstance(v, Tensor):
+                    key += (v._shape, v._storage.dtype)
+                elif v is None:
+                    key.append(None)
+                elif isinstance(v, (list, tuple)):
+                    key += (list, _avals(v))
+                else:
+                    key.append(type(v))
+            for nxt, nr in nf:
+                if nxt is None:
+                    key.append(-1)
+                else:
+                    j = at.get(nxt)
+                    if j is None:
+                        j = at[nxt] = len(nodes)
+                        nodes.append(nxt)
+                    key += (j, nr)
+        elif type(n) is AccumulateGrad:
+            var = n.variable
+            if var._hooks or var._post_acc_hooks:
+                return None
+            key.append(AccumulateGrad)
+        else:
+            return None
+    key.append(None if ordered else tuple(sorted(range(len(seqs)), key=seqs.__getitem__)))
+    return tuple(key), nodes
+
+
+def _fast_backward(outputs, arrays, retain_graph: bool):
+    """``backward()`` of a graph whose program already ran fused: straight from the
+    graph's key to the jitted replay, with no dependency counts, buffers or plan.
+    True when done; False when the graph must run eagerly; otherwise what
+    ``_run_fused`` takes as ``fast`` (None, or what ``_graph_key`` returned)."""
+    if _fast_for[0] is not _fused:    # the tables were replaced: start afresh
+        _fast.clear()
+        _fast_for[0] = _fused
+    g = _graph_key(outputs, arrays)
+    if g is None:
+        return None
+    key, nodes = g
+    entry = _fast.get(key)
+    if not entry:
+        return g if entry is None else False
+    fn, steps, sinks, release = entry
+    leaves = [nodes[i].variable for i in sinks]
+    for var in leaves:
+        if var._grad is not None and _grad_saved(var, nodes):
+            return g   # ``_fused_plan`` refuses it: the eager walk decides
+    try:
+        res = fn(arrays, [nodes[i]._dyn for i in steps])
+    except Exception:
+        return g
+    for var, a in zip(leaves, res):
+        # ``_accumulate`` without grad mode, hooks or create_graph (the key has none)
+        if var._grad is None:
+            var._grad = _tensor_of(a)
+        else:
+            var._grad._set_value(_add_arrays(var._grad._value, a))
+    if not retain_graph:
+        for i in release:
+            nodes[i]._release()
+    return True
+
+
+def _grad_saved(var: Tensor, nodes: list) -> bool:
+    """Whether some node saved ``var.grad`` for its backward (accumulating into it would
+    bump the version that node checks)."""
+    vc = var._grad._vc
+    for n in nodes:
+        if type(n) is OpNode and n._saved:
+            for e in n._saved:
+                if e[0] is vc:
+                    return True
+    return False
 
 
 def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
@@ -506,6 +669,7 @@ def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
     leaves: list = []
     leaf_slots: list = []
     walked: list = []
+    stepped: list = []    # the nodes whose saved inputs ``dyns`` holds
     saved_vcs: set = set()
     heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
@@ -545,6 +709,7 @@ def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
             steps.append((node._spec.extra["runner"], node._statics, node._cast, node._mask,
                           node._zavals, tuple(gs), n_res, _avals(node._dyn_t)))
             dyns.append(node._dyn)
+            stepped.append(node)
             out = [None] * len(nf)
             for pos, k in zip(node._edge_pos, range(n_slots, n_slots + n_res)):
                 out[pos] = k
@@ -575,7 +740,7 @@ def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
     # shapes and dtypes are part of the key: each program compiles once, after its
     # sightings, never on a new shape the first time it is met
     program = (tuple(root_avals), tuple(steps), tuple(leaf_slots))
-    return program, roots, dyns, leaves, walked
+    return program, roots, dyns, leaves, walked, stepped
 
 
 def _avals(dyn_t) -> tuple:
@@ -736,7 +901,17 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
         # the common ``loss.backward()``: skip the general argument handling
         if not (self._requires_grad or self.grad_fn is not None):
             raise RuntimeError(_errors.NO_GRAD_FN.format(i=0))
-        run_backward((self,), _make_grads((self,), (None,)), False, False)
+        ones = _LOSS_ONES.get((self._shape, self._storage.dtype))
+        if ones is not None and not _anomaly.enabled:
+            fast = _fast_backward((self,), [ones], False)
+            if fast is True:
+                return None
+            run_backward((self,), [_tensor_of(ones)], False, False, _fast=fast)
+            return None
+        grads = _make_grads((self,), (None,))
+        if grads[0] is not None:   # a scalar of a floating dtype: ones of it will do again
+            _LOSS_ONES[(self._shape, self._storage.dtype)] = grads[0]._value
+        run_backward((self,), grads, False, False)
         return None
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
     return None
