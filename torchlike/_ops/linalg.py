@@ -329,6 +329,29 @@ register(OpSpec(
     samples=_dot_samples))
 
 
+def _trace(input):
+    d = jnp.diagonal(input)
+    if jnp.issubdtype(input.dtype, jnp.integer):
+        return jnp.sum(d, dtype=jnp.int64)   # integral inputs sum in int64, as sum() does
+    return jnp.sum(d)
+
+
+def _trace_check(input):
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    _check_no_bool("trace", input)
+
+
+register(OpSpec(
+    "trace", _trace, "input", promote="none", check=_trace_check,
+    samples=lambda: [S(arr(3, 3)), S(arr(2, 4)), S(arr(4, 2, dtype="float64")),
+                     S(arr(0, 3)), S(arr(3, 3, dtype="int32"), grad=False),
+                     S(arr(2, 2, dtype="uint8"), grad=False),
+                     S(arr(2, 2, dtype="complex64"), grad=False),
+                     S(arr(3), grad=False), S(arr(2, 2, 2), grad=False),
+                     S(arr(2, 2, dtype="bool"), grad=False)]))
+
+
 # ---------------------------------------------------------------------------
 # inner, outer, tensordot, einsum, kron
 def _inner(input, other):

@@ -30,7 +30,7 @@ SAVES: dict = {
         "tan", "tanh", "exp", "exp2", "expm1", "sigmoid", "sqrt", "rsqrt", "reciprocal")},
     **{n: () for n in (
         "sign", "ceil", "floor", "round", "trunc", "frac", "deg2rad", "rad2deg", "neg",
-        "positive", "add", "sub", "rsub", "sum", "mean", "clone")},
+        "positive", "add", "sub", "rsub", "sum", "mean", "clone", "trace")},
     "sgn": ("input", "result"),
     "mul": ("other|input", "input|other"),
     "div": ("other", "input|other"),
