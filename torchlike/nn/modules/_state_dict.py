@@ -1,0 +1,216 @@
+"""``Module.state_dict`` and ``Module.load_state_dict``: PyTorch's key names, order and
+metadata, ``_extra_state``, running the state-dict hooks (``_hooks.py`` registers them),
+and a load that collects every missing, unexpected and mis-shaped key and raises once.
+
+``_ModuleStateDict`` is a base class of ``Module`` (``module.py``) and holds no state of
+its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict, namedtuple
+from typing import Any
+
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..parameter import Parameter
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class _ModuleStateDict:
+    """The state-dict half of ``Module``: saving to and loading from a ``state_dict``."""
+
+    __slots__ = ()   # instances get __dict__ and __weakref__ from Module itself
+
+    # ------------------------------------------------------------------ state dict
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        extra_state_key = prefix + "_extra_state"
+        if getattr(self.__class__, "get_extra_state", _ModuleStateDict.get_extra_state) is not \
+                _ModuleStateDict.get_extra_state:
+            destination[extra_state_key] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """Mirrors ``Module.state_dict``: an ordered dict of parameters and persistent
+        buffers (detached unless ``keep_vars``) with PyTorch's key names and order."""
+        if args:
+            if destination is None and len(args) >= 1:
+                destination = args[0]
+            if len(args) >= 2:
+                prefix = args[1]
+            if len(args) >= 3:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if hook_result is not None:
+                destination = hook_result
+        return destination
+
+    def get_extra_state(self) -> Any:
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called.")
+
+    def set_extra_state(self, state: Any) -> None:
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called.")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs, assign: bool = False):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent_buffers = {k: v for k, v in self._buffers.items()
+                              if k not in self._non_persistent_buffers_set}
+        local_name_params = itertools.chain(self._parameters.items(),
+                                            persistent_buffers.items())
+        local_state = {k: v for k, v in local_name_params if v is not None}
+        for name, param in local_state.items():
+            key = prefix + name
+            if key in state_dict:
+                input_param = state_dict[key]
+                if not isinstance(input_param, Tensor):
+                    error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                      "torch.Tensor or Tensor-like object from checkpoint but "
+                                      f"received {type(input_param)}")
+                    continue
+                if input_param.shape != param.shape:
+                    error_msgs.append(
+                        f"size mismatch for {key}: copying a param with shape "
+                        f"{_torch_size(input_param.shape)} from checkpoint, the shape in current "
+                        f"model is {_torch_size(param.shape)}.")
+                    continue
+                try:
+                    with no_grad():
+                        if assign:
+                            if isinstance(param, Parameter):
+                                new = Parameter(input_param, requires_grad=param.requires_grad) \
+                                    if not isinstance(input_param, Parameter) else input_param
+                                setattr(self, name, new)
+                            else:
+                                setattr(self, name, input_param)
+                        else:
+                            param.copy_(input_param)
+                except Exception as ex:  # noqa: BLE001 - reported as PyTorch does
+                    error_msgs.append(
+                        f'While copying the parameter named "{key}", whose dimensions in the '
+                        f"model are {param.shape} and whose dimensions in the checkpoint are "
+                        f"{input_param.shape}, an exception occurred : {ex.args}.")
+            elif strict:
+                missing_keys.append(key)
+        extra_state_key = prefix + "_extra_state"
+        if getattr(self.__class__, "set_extra_state", _ModuleStateDict.set_extra_state) is not \
+                _ModuleStateDict.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix) and key != extra_state_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Mirrors ``Module.load_state_dict``: copies matching entries in place (or assigns
+        them with ``assign=True``), returns ``(missing_keys, unexpected_keys)``, and with
+        ``strict=True`` raises one RuntimeError listing every missing, unexpected and
+        mis-shaped key, PyTorch's text; nothing is changed when it raises on shapes."""
+        if not isinstance(state_dict, (dict,)) and not hasattr(state_dict, "keys"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys: list = []
+        unexpected_keys: list = []
+        error_msgs: list = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        # Validate everything first so a failing load changes nothing.
+        shape_errors: list = []
+        own = self.state_dict(keep_vars=True)
+        for k, v in own.items():
+            if k in state_dict and isinstance(state_dict[k], Tensor) and \
+                    state_dict[k].shape != v.shape:
+                shape_errors.append(k)
+        if shape_errors:
+            self._collect_errors(state_dict, missing_keys, unexpected_keys, error_msgs,
+                                 strict)
+        else:
+            def load(module, local_state_dict, prefix=""):
+                local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+                module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                             missing_keys, unexpected_keys, error_msgs, assign)
+                for name, child in module._modules.items():
+                    if child is not None:
+                        child_prefix = prefix + name + "."
+                        child_state_dict = {k: v for k, v in local_state_dict.items()
+                                            if k.startswith(child_prefix)}
+                        load(child, child_state_dict, child_prefix)
+                incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+                for hook in module._load_state_dict_post_hooks.values():
+                    hook(module, incompatible)
+            load(self, state_dict)
+        if strict:
+            if len(unexpected_keys) > 0:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if len(missing_keys) > 0:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if len(error_msgs) > 0:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self.__class__.__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    def _collect_errors(self, state_dict, missing_keys, unexpected_keys, error_msgs, strict):
+        """The errors a load would report, without writing anything."""
+        own = self.state_dict(keep_vars=True)
+        for k, v in own.items():
+            if k in state_dict:
+                sv = state_dict[k]
+                if isinstance(sv, Tensor) and sv.shape != v.shape:
+                    error_msgs.append(
+                        f"size mismatch for {k}: copying a param with shape "
+                        f"{_torch_size(sv.shape)} from checkpoint, the shape in current "
+                        f"model is {_torch_size(v.shape)}.")
+            elif strict:
+                missing_keys.append(k)
+        if strict:
+            for k in state_dict:
+                if k not in own and not k.endswith("_extra_state"):
+                    unexpected_keys.append(k)
+
+
+def _torch_size(shape) -> str:
+    # PyTorch's message prints torch.Size; keep its wording with our prefix
+    return "torchlike.Size([" + ", ".join(str(s) for s in shape) + "])"
