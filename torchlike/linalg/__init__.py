@@ -1,5 +1,6 @@
 """``torchlike.linalg``: mirrors ``torch.linalg``. Re-exports only; the ops are declared
-in ``torchlike/linalg/_decomp.py`` and ``torchlike/_ops/linalg.py``."""
+in ``torchlike/_ops/linalg.py`` and in the files ``torchlike/linalg/_decomp.py`` imports
+(``_solve.py``, ``_factorize.py``, ``_norms.py``)."""
 
 from ._decomp import PUBLIC as _PUBLIC
 from .._ops.linalg import LinAlgError as LinAlgError

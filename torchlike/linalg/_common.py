@@ -1,0 +1,166 @@
+"""What the ``torchlike.linalg`` op families share: the ``PUBLIC`` table of
+``torchlike.linalg`` functions and the two ways of declaring one (``_expose``,
+``_linalg``), small array helpers and sample makers, the eager checks behind PyTorch's
+``LinAlgError`` messages, and ``_hermitian_from`` for the ops that read one triangle.
+
+# Note [Singular inputs]
+# PyTorch raises ``LinAlgError`` when ``inv``/``solve`` meet a singular matrix or
+# ``cholesky`` a matrix that is not positive-definite. JAX returns inf/NaN instead, so
+# the eager ``check`` runs the factorization once more to find PyTorch's message (the
+# first zero pivot, the first failing leading minor). Under tracing the check is skipped:
+# values are unknown there, and the compiled result carries inf/NaN as JAX computes it.
+
+# Note [Symmetric inputs]
+# ``eigh`` and ``cholesky`` read one triangle only, as LAPACK (and PyTorch) do; their
+# gradients are the symmetric ones PyTorch returns. ``_hermitian_from`` builds the full
+# matrix from the triangle for the forward value while routing the gradient through
+# ``(A + A^H) / 2``.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._ops.dispatch import dispatch
+from .._ops.linalg import LinAlgError, check_float, check_square
+from .._ops.samples import arr
+from .._ops.spec import OPS, OpSpec, register
+
+PUBLIC: dict = {}   # torchlike.linalg name -> function
+
+
+def _expose(op_name: str, public: str):
+    """The ``torchlike.linalg.<public>`` function for table op ``op_name``."""
+    spec = OPS[op_name]
+
+    def f(*args, **kwargs):
+        return dispatch(spec, f, args, kwargs)
+    f.__name__ = public
+    f.__qualname__ = "linalg." + public
+    f.__module__ = "torchlike.linalg"
+    f.__doc__ = spec.doc or f"Mirrors ``torch.linalg.{public}``."
+    if spec.function is False and spec.method is False:
+        spec.api = f
+        spec.extra["public"] = "linalg." + public
+    PUBLIC[public] = f
+    return f
+
+
+def _linalg(name, fn, signature, **kw):
+    """Declare ``torchlike.linalg.<name>`` (op ``linalg_<name>``)."""
+    register(OpSpec("linalg_" + name, fn, signature, function=False, method=False, **kw))
+    _expose("linalg_" + name, name)
+
+
+def _is_traced(t) -> bool:
+    return isinstance(t._value, jax.core.Tracer)
+
+
+def _batch_prefix(shape: tuple, flat_index: int) -> str:
+    return f"(Batch element {flat_index}): " if len(shape) > 2 else ""
+
+
+def _mT(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _mH(x):
+    return jnp.conj(_mT(x)) if jnp.iscomplexobj(x) else _mT(x)
+
+
+def _eps(dtype) -> float:
+    return float(jnp.finfo(jnp.zeros((), dtype).real.dtype).eps)
+
+
+def _sq(*shape, dtype="float32", spd=False, seed=None):
+    """A well-conditioned (or symmetric positive-definite) batch of square matrices."""
+    a = arr(*shape, dtype=dtype, seed=seed)
+    n = shape[-1]
+    if spd:
+        a = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n, dtype=a.dtype)
+        return a.astype(dtype)
+    return (a + 2 * n * np.eye(n, dtype=a.dtype) / 2).astype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# eager checks shared by inv / solve / cholesky (Note [Singular inputs])
+@jax.jit
+def _zero_pivot(a):
+    lu, _, _ = jax.lax.linalg.lu(a)
+    zero = jnp.diagonal(lu, axis1=-2, axis2=-1) == 0
+    first = jnp.argmax(zero, axis=-1).astype(jnp.int32) + 1
+    return jnp.where(jnp.any(zero, axis=-1), first, 0)
+
+
+def _first_failure(info: np.ndarray):
+    flat = info.reshape(-1)
+    bad = np.nonzero(flat)[0]
+    return (None, 0) if bad.size == 0 else (int(bad[0]), int(flat[bad[0]]))
+
+
+def _check_singular(A, message) -> None:
+    if _is_traced(A) or A.numel() == 0:
+        return
+    i, pivot = _first_failure(np.asarray(_zero_pivot(A._value)))
+    if i is not None:
+        raise LinAlgError(message(_batch_prefix(A._shape, i), pivot))
+
+
+def _inv_message(prefix, pivot):
+    return (f"linalg.inv: {prefix}The diagonal element {pivot} is zero, the inversion could "
+            f"not be completed because the input matrix is singular.")
+
+
+def _cholesky_info(A):
+    """Per matrix: 0, or the order of the first leading minor that is not positive-definite
+    (LAPACK potrf's ``info``), by an unblocked factorization of the lower triangle. JAX's
+    own Cholesky only returns NaNs, without saying where it failed."""
+    A = jax.lax.stop_gradient(_hermitian_from(A, True))
+    n = A.shape[-1]
+    idx = jnp.arange(n)
+
+    def body(k, carry):
+        M, info = carry
+        d = jnp.real(M[..., k, k])
+        bad = ~(d > 0)
+        info = jnp.where((info == 0) & bad, k + 1, info)
+        col = M[..., :, k] / jnp.sqrt(jnp.where(bad, 1, d))[..., None]
+        col = jnp.where(idx > k, col, 0)
+        return M - col[..., :, None] * jnp.conj(col[..., None, :]), info
+    info0 = jnp.zeros(A.shape[:-2], jnp.int32)
+    return jax.lax.fori_loop(0, n, body, (A, info0))[1]
+
+
+_cholesky_info_jit = jax.jit(_cholesky_info)
+
+
+def _check_cholesky(name, A) -> None:
+    if _is_traced(A) or A.numel() == 0:
+        return
+    i, order = _first_failure(np.asarray(_cholesky_info_jit(A._value)))
+    if i is not None:
+        raise LinAlgError(f"{name}: {_batch_prefix(A._shape, i)}The factorization could not "
+                          f"be completed because the input is not positive-definite (the "
+                          f"leading minor of order {order} is not positive-definite).")
+
+
+def _float_square(name):
+    def check(A, *rest, **kw):
+        check_float(name, A)
+        check_square(name, A)
+    return check
+
+
+# ---------------------------------------------------------------------------
+# one triangle read as the whole matrix (Note [Symmetric inputs])
+def _hermitian_from(A, lower: bool):
+    tri = jnp.tril(A) if lower else jnp.triu(A)
+    strict = jnp.tril(A, -1) if lower else jnp.triu(A, 1)
+    full = tri + _mH(strict)
+    if jnp.iscomplexobj(A):   # LAPACK ignores the imaginary part of the diagonal
+        eye = jnp.eye(A.shape[-1], dtype=bool)
+        full = jnp.where(eye, jnp.real(full).astype(A.dtype), full)
+    sym = (A + _mH(A)) / 2
+    return jax.lax.stop_gradient(full - sym) + sym
