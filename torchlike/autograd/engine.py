@@ -56,8 +56,8 @@ post-accumulate-grad hooks. Saved values are freed unless ``retain_graph``.
 # the same bits; ``autograd.grad`` and everything the key refuses take the general path.
 # Measured on the 2-core CI machine (a shared, loaded one: ranges over interleaved
 # runs), ``loss.backward()`` alone after a fresh forward, min over rounds: add 8x8
-# 22-27 -> 13-17 us (the executable call is ~6 us of it, the key ~3), the 10-op chain
-# 74-118 -> 39-71 us, the 3-layer MLP 93-166 -> 62-103 us; in
+# 21-27 -> 12-17 us (the executable call is ~6 us of it, the key ~3), the 10-op chain
+# 74-118 -> 39-71 us, the 3-layer MLP 93-166 -> 57-103 us; in
 # benchmarks/eager_autograd.py the forward+backward step's tl/torch ratio went from
 # 1.49-1.50 to 1.15-1.22 (add), 2.10-3.02 to 1.70-2.39 (chain), 1.69-2.03 to
 # 1.56-1.99 (MLP). The key costs about 1 us a node; a graph that cannot run fused pays
