@@ -88,6 +88,10 @@ def test_gradgrad(spec, smp):
     got = _run("tl", spec, smp)
     g1, g2 = got
     r1, r2 = ref
+    # Note [Which double-backward results require grad] (a gradient PyTorch leaves None
+    # may be zeros here, as checked below)
+    assert ([None if b is None else a.requires_grad for a, b in zip(g1, r1)]
+            == [None if b is None else b.requires_grad for b in r1]), "requires_grad"
     for i, (a, b) in enumerate(zip(g1, r1)):
         if b is None:
             assert a is None or np.allclose(np.asarray(a.detach()), 0), f"grad[{i}]"

@@ -379,3 +379,70 @@ def test_clamp_zero_dim_tensor_bound_passes_as_a_number():
     assert got.tolist() == [0.0, 0.5, 1.0]
     if HAVE_TORCH:
         assert_same(got, torch.clamp(torch.tensor([-1.0, 0.5, 2.0]), torch.tensor(0.0), 1.0))
+
+
+def _create_graph_cases(T):
+    F = T.nn.functional
+    x = T.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    m = T.tensor([True, False, True])
+    return x, {
+        "mul-const": lambda: 2 * x, "square": lambda: x * x, "add-const": lambda: x + 1,
+        "sin": lambda: x.sin(), "exp": lambda: x.exp(), "div-const": lambda: x / 3,
+        "matmul-const": lambda: x @ T.ones(3, 2), "linear-const": lambda: F.linear(x, T.ones(2, 3)),
+        "mul-tensor-const": lambda: x * T.ones(3), "mean": lambda: x.mean(),
+        "relu": lambda: F.relu(x), "leaky_relu": lambda: F.leaky_relu(x, 0.1),
+        "hardtanh": lambda: F.hardtanh(x), "gelu": lambda: F.gelu(x), "abs": lambda: x.abs(),
+        "l1": lambda: F.l1_loss(x, T.zeros(3)), "mse": lambda: F.mse_loss(x, T.zeros(3)),
+        "clamp": lambda: x.clamp(0, 1), "clamp-tensors": lambda: x.clamp(T.zeros(3), T.ones(3)),
+        "max": lambda: x.max(), "maximum": lambda: T.maximum(x, T.zeros(3)),
+        "where": lambda: T.where(m, x, T.zeros(3)), "masked_fill": lambda: x.masked_fill(m, 0.0),
+        "sort": lambda: x.sort()[0], "topk": lambda: x.topk(2)[0], "floor": lambda: x.floor(),
+        "sign": lambda: x.sign(), "fmod": lambda: T.fmod(x, 1.5), "gather": lambda: x.gather(
+            0, T.tensor([2, 1])), "lerp": lambda: T.lerp(x, T.ones(3), 0.3),
+        "kl_div": lambda: F.kl_div(x, T.ones(3) * 0.3, reduction="sum"),
+        "nll": lambda: F.nll_loss(x.view(1, 3), T.tensor([1])),
+        "cross_entropy": lambda: F.cross_entropy(x.view(1, 3), T.tensor([1])),
+        "max_pool": lambda: F.max_pool1d(x.view(1, 1, 3), 2),
+        "avg_pool": lambda: F.avg_pool1d(x.view(1, 1, 3), 2),
+        "norm-1": lambda: x.norm(p=1), "norm-2": lambda: x.norm(), "trace": lambda: (
+            x.view(3, 1) * x.view(1, 3)).trace(), "trace-linear": lambda: x.diag().trace(),
+        "copysign": lambda: T.copysign(x, T.ones(3)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_create_graph_cases(tl)[1]))
+def test_create_graph_results_require_grad_as_in_pytorch(case):
+    # Note [Which double-backward results require grad]
+    x, cases = _create_graph_cases(tl)
+    g, = tl.autograd.grad(cases[case]().sum(), x, create_graph=True)
+    got = g.requires_grad
+    assert (g.grad_fn is None) == (not got)
+    if got:     # a result that requires grad can be differentiated again
+        gg, = tl.autograd.grad((g * g).sum(), x, allow_unused=True)
+    if HAVE_TORCH:
+        tx, tcases = _create_graph_cases(torch)
+        tg, = torch.autograd.grad(tcases[case]().sum(), tx, create_graph=True)
+        assert got == tg.requires_grad
+        assert_same(g.detach(), tg.detach())
+        if got:
+            tgg, = torch.autograd.grad((tg * tg).sum(), tx, allow_unused=True)
+            if tgg is None:     # PyTorch's None may be zeros here
+                assert gg is None or np.allclose(np.asarray(gg), 0)
+            else:
+                assert_same(gg, tgg)
+
+
+def test_create_graph_gradient_of_a_linear_op_is_constant():
+    # ``2 * x`` has a gradient that no longer depends on x: differentiating it again
+    # raises PyTorch's error
+    x = tl.ones(3, requires_grad=True)
+    g, = tl.autograd.grad((2 * x).sum(), x, create_graph=True)
+    assert not g.requires_grad and g.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        g.sum().backward()
+    # the same with the incoming gradient requiring grad: the result does too
+    v = tl.ones(3, requires_grad=True)
+    g, = tl.autograd.grad(2 * x, x, grad_outputs=v, create_graph=True)
+    assert g.requires_grad
+    g.sum().backward()
+    assert v.grad.tolist() == [2.0, 2.0, 2.0]

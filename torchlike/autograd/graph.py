@@ -32,6 +32,7 @@ import weakref
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend.core import Literal
 
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
@@ -287,7 +288,155 @@ def _differentiable_vjp(node: OpNode, grads):
     inputs = _current_inputs(node)
     res = dispatch(spec, None, (inputs, list(grads), node._statics, node._cast, node._mask,
                                 node._zavals), {})
-    return list(res) if isinstance(res, tuple) else [res]
+    res = list(res) if isinstance(res, tuple) else [res]
+    keep = _SELF_BACKWARD.get(node._spec.name, ())
+    if keep is not None:
+        _detach_independent(node, inputs, grads, res, keep)
+    return res
+
+
+# Note [Which double-backward results require grad]
+# With ``create_graph=True`` PyTorch's gradient requires grad when its backward formula
+# read a tensor that requires grad through differentiable ops: ``(2 * x).sum()`` gives
+# a gradient ``2 * grad`` that does not (the incoming gradient does not require grad),
+# nor do those of a matmul by a constant matrix, ``clamp``, ``where`` or ``max``, whose
+# formulas use the input only through a mask. The VJP op is recorded over every saved
+# input, so its results would all require grad; ``_detach_independent`` finds, once per
+# (op, static arguments, shapes), which results depend on which inputs through
+# floating-point values in the VJP's jaxpr (a comparison's boolean result carries no
+# dependence, as PyTorch's boolean tensors never require grad), and detaches the results
+# that depend on no input requiring grad. Some PyTorch backward formulas are ops of
+# their own that take the input as a differentiable argument (``threshold_backward``
+# for ``relu``, ``max_pool2d_with_indices_backward``, ``nll_loss_backward``...): their
+# results require grad whenever the input does, as here for the ops in
+# ``_SELF_BACKWARD``; so do all the results of a fused backward op (the bias gradient of
+# ``convolution_backward`` or ``native_layer_norm_backward``). Calls inside nested
+# jaxprs (``jit``, custom derivatives, the branches of ``cond``) are followed; other
+# control flow counts as depending on all of its operands.
+_SELF_BACKWARD: dict = {
+    # op -> the edges (positions in ``next_functions``) whose gradient keeps requiring
+    # grad like the input; None: all of them
+    **dict.fromkeys((
+        "abs", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+        "conv_transpose3d", "layer_norm", "_native_batch_norm", "_instance_norm",
+        "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+        "adaptive_avg_pool2d", "adaptive_avg_pool3d", "relu", "leaky_relu", "hardtanh",
+        "hardsigmoid", "threshold", "softshrink", "hardshrink", "rrelu_with_noise", "prelu",
+        "nll_loss", "multilabel_margin_loss", "multi_margin_loss", "max_pool1d",
+        "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+        "max_pool3d_with_indices", "adaptive_max_pool1d", "adaptive_max_pool2d",
+        "adaptive_max_pool3d",
+        # norms: PyTorch's formulas read the input through ``sgn`` for p = 1 and infinity
+        "norm", "linalg_vector_norm", "linalg_norm", "linalg_matrix_norm", "cdist",
+        "pairwise_distance")),
+    "copysign": (0,),    # ``grad * result / input``; the sign's gradient is zeros
+}
+_DEPS: dict = {}
+_DEPS_MAX = 1024
+
+
+def _detach_independent(node: OpNode, inputs, grads, res, keep=()) -> None:
+    flat_t: list = []     # the tensors behind the VJP's array arguments, in order
+    flat_a: list = []
+    sig: list = []
+
+    def walk(t, a):
+        if isinstance(a, (list, tuple)):
+            sig.append(("[", len(a)))
+            for x, y in zip(t, a):
+                walk(x, y)
+        elif isinstance(a, (jax.Array, np.ndarray)):
+            flat_t.append(t)
+            flat_a.append(a)
+            sig.append((a.shape, a.dtype))
+        else:
+            sig.append(("s", type(a), a if isinstance(a, (int, float, bool, complex,
+                                                          type(None))) else id(a)))
+    for t, a in zip(inputs, node._dyn):
+        walk(t, a)
+    for g in grads:
+        walk(g, None if g is None else g._value)
+    req = [isinstance(t, Tensor) and t._requires_grad for t in flat_t]
+    if all(r._requires_grad is False for r in res if r is not None):
+        return
+    key = (node._spec.name, node._statics, node._cast, node._mask, node._zavals, tuple(sig))
+    try:
+        deps = _DEPS.get(key)
+    except TypeError:     # an unhashable static value: keep every result as it is
+        return
+    if deps is None:
+        deps = _vjp_deps(node, grads, flat_a)
+        if deps is None:
+            return
+        if len(_DEPS) >= _DEPS_MAX:
+            _DEPS.clear()
+        _DEPS[key] = deps
+    live = 0
+    for i, r in enumerate(req):
+        if r:
+            live |= 1 << i
+    for r, d, pos in zip(res, deps, node._edge_pos):
+        if r is not None and r._requires_grad and not d & live and pos not in keep:
+            r._requires_grad = False
+            r.grad_fn = None
+
+
+def _vjp_deps(node: OpNode, grads, flat_a):
+    """Per VJP result, a bit mask of the array arguments it depends on through floating
+    point values (Note [Which double-backward results require grad]); None if the VJP
+    cannot be traced here."""
+    runner = node._spec.extra["runner"]
+
+    def rebuild(it, a):
+        if isinstance(a, (list, tuple)):
+            return type(a)(rebuild(it, x) for x in a)
+        if isinstance(a, (jax.Array, np.ndarray)):
+            return next(it)
+        return a
+
+    def f(*flat):
+        it = iter(flat)
+        dyn = [rebuild(it, a) for a in node._dyn]
+        cts = tuple(None if g is None else next(it) for g in grads)
+        return _bwd_impl(runner, node._statics, node._cast, node._mask, node._zavals,
+                         dyn, cts)
+    try:
+        closed = jax.make_jaxpr(f)(*[jax.ShapeDtypeStruct(a.shape, a.dtype)
+                                     for a in flat_a])
+    except Exception:   # noqa: BLE001  (keep PyTorch-style conservative results)
+        return None
+    return _float_deps(closed.jaxpr, [1 << i for i in range(len(flat_a))])
+
+
+def _inexact(aval) -> bool:
+    return jnp.issubdtype(getattr(aval, "dtype", np.int32), jnp.inexact)
+
+
+def _float_deps(jaxpr, in_deps: list) -> list:
+    env: dict = {}
+    for v, d in zip(jaxpr.invars, in_deps):
+        env[v] = d if _inexact(v.aval) else 0
+    for eqn in jaxpr.eqns:
+        ins = [0 if isinstance(v, Literal) else env.get(v, 0) for v in eqn.invars]
+        inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+        inner = getattr(inner, "jaxpr", inner)
+        branches = eqn.params.get("branches") if eqn.primitive.name == "cond" else None
+        if (inner is not None and hasattr(inner, "eqns")
+                and len(inner.invars) == len(ins) and len(inner.outvars) == len(eqn.outvars)):
+            outs = _float_deps(inner, ins)
+        elif branches:
+            # each branch takes the operands after the (integer) index; any may run
+            outs = [0] * len(eqn.outvars)
+            for br in branches:
+                outs = [a | b for a, b in zip(outs, _float_deps(br.jaxpr, ins[1:]))]
+        else:
+            m = 0
+            for d in ins:
+                m |= d
+            outs = [m] * len(eqn.outvars)
+        for o, d in zip(eqn.outvars, outs):
+            env[o] = d if _inexact(o.aval) else 0
+    return [0 if isinstance(v, Literal) else env.get(v, 0) for v in jaxpr.outvars]
 
 
 def _current_inputs(node: OpNode):
