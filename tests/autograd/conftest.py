@@ -16,3 +16,10 @@ def fuse_after(monkeypatch):
         monkeypatch.setattr(engine, "_sightings", {})
         monkeypatch.setattr(engine, "_fused", {})
     return set_threshold
+
+
+@pytest.fixture
+def fuse_early(fuse_after):
+    """Compile a program on its second sighting, with fresh tables (the fused backward's
+    tests use it for every test: ``pytestmark = pytest.mark.usefixtures("fuse_early")``)."""
+    fuse_after(2)

@@ -20,10 +20,7 @@ B = rng.standard_normal((3, 4)).astype(np.float32)
 W = rng.standard_normal((4, 3)).astype(np.float32)
 
 
-@pytest.fixture(autouse=True)
-def fuse_early(fuse_after):
-    """Compile a program on its second sighting, with fresh tables."""
-    fuse_after(2)
+pytestmark = pytest.mark.usefixtures("fuse_early")
 
 
 @pytest.fixture
