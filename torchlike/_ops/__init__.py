@@ -2,7 +2,9 @@
 functions, methods, in-place variants and operators onto ``torchlike`` and ``Tensor``."""
 
 from . import (  # noqa: F401  (each module declares its family of ops)
+    counting,
     creation,
+    cumulative,
     elementwise,
     indexing,
     linalg,
@@ -13,6 +15,8 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     random,
     reduction,
     shape,
+    sorting,
+    statistics,
     views,
 )
 from .bind import FUNCTIONS, bind_all
