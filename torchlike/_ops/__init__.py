@@ -2,6 +2,8 @@
 functions, methods, in-place variants and operators onto ``torchlike`` and ``Tensor``."""
 
 from . import (  # noqa: F401  (each module declares its family of ops)
+    arithmetic,
+    comparison,
     counting,
     creation,
     cumulative,

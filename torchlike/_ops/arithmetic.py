@@ -1,0 +1,446 @@
+"""Elementwise arithmetic: add, sub, rsub, mul, div (and ``true_divide``,
+``floor_divide``), remainder, fmod, pow, float_power, atan2, hypot, logaddexp(2),
+maximum/minimum, fmax/fmin, copysign, xlogy, nextafter, heaviside, lerp, addcmul,
+addcdiv, and the integer and floating-point decompositions gcd, lcm, ldexp and frexp.
+Each is declared once; see spec.py."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.tensor import Tensor
+from ._common import check_broadcast
+from .elementwise_common import (_binary_samples, _dtype_title, _not_impl, binary, checks, reject,
+                                 reject_common)
+from .samples import S, arr
+from .spec import OpSpec, register
+
+__all__: list = []
+
+
+# ---------------------------------------------------------------------------
+# arithmetic
+def _check_bool_sub(input, other, alpha=1):
+    # PyTorch wraps Python bools into bool tensors, so ``x - True`` is refused too.
+    if type(input) is Tensor and type(other) is Tensor and \
+            input._storage.dtype is not _dt.bool and other._storage.dtype is not _dt.bool:
+        return
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
+def _is_bool(v) -> bool:
+    return (isinstance(v, Tensor) and v.dtype is _dt.bool) or isinstance(v, bool)
+
+
+def _float_result(*vals) -> bool:
+    for v in vals:
+        if isinstance(v, Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex):
+            return True
+        if isinstance(v, (float, complex)):
+            return True
+    return False
+
+
+def _scaled(x, k):
+    """``k * x`` with the scalar ``k`` (a dynamic value) in ``x``'s dtype, as PyTorch;
+    ``x`` for None, the neutral 1 (Note [Neutral scalar arguments] in dispatch.py)."""
+    if k is None:
+        return x
+    return x * jnp.asarray(k, dtype=jnp.result_type(x))
+
+
+def _add(input, other, alpha=1):
+    return input + _scaled(other, alpha)
+
+
+def _sub(input, other, alpha=1):
+    return input - _scaled(other, alpha)
+
+
+binary("add", _add, sig="input, other, *, alpha=1", dunders=("__add__", "__radd__",
+                                                              "__iadd__"),
+       alpha=True, saves=False, dynamic=("alpha",), neutral={"alpha": 1},
+       samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=2.0),
+                                            S(arr(2, dtype="bool"), arr(2, dtype="bool"),
+                                              grad=False)])
+binary("sub", _sub, sig="input, other, *, alpha=1", dunders=("__sub__", "__rsub__",
+                                                              "__isub__"),
+       check=_check_bool_sub, alpha=True, saves=False,
+       aliases=("subtract",), dynamic=("alpha",), neutral={"alpha": 1},
+       samples=lambda: _binary_samples() + [S(arr(3), arr(3), alpha=-0.5)])
+
+
+def _rsub(input, other, alpha=1):
+    return other - _scaled(input, alpha)
+
+
+binary("rsub", _rsub, sig="input, other, *, alpha=1", inplace=False, method=False,
+       saves=False, tensor_only="first", dynamic=("alpha",), neutral={"alpha": 1},
+       check=_check_bool_sub, alpha=True,
+       samples=lambda: _binary_samples(ints=False)[:3] + [S(arr(3), 2, alpha=2)])
+binary("mul", lambda a, b: a * b, dunders=("__mul__", "__rmul__", "__imul__"),
+       aliases=("multiply",),
+       samples=lambda: _binary_samples() + [S(arr(3, dtype="bool"), arr(3, dtype="bool"),
+                                              grad=False)])
+
+
+def _div(input, other, rounding_mode=None):
+    if rounding_mode is None:
+        return input / other
+    if rounding_mode == "trunc":
+        if jnp.issubdtype(input.dtype, jnp.integer):
+            q = jnp.where((input % other != 0) & ((input < 0) != (other < 0)),
+                          input // other + 1, input // other)
+            return q
+        return jnp.trunc(input / other)
+    if rounding_mode == "floor":
+        if jnp.issubdtype(input.dtype, jnp.integer):
+            return jnp.floor_divide(input, other)
+        return _float_floor_divide(input, other)
+    raise ValueError(rounding_mode)
+
+
+def _float_floor_divide(a, b):
+    # PyTorch's div_floor_floating: floor(a / b) computed via fmod so that
+    # floor_divide(x, y) * y + remainder(x, y) == x holds exactly.
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    floordiv = jnp.floor(div)
+    floordiv = jnp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+    return jnp.where(b == 0, a / b, jnp.where(div == 0, jnp.copysign(0.0, a / b), floordiv))
+
+
+def _div_promote_check(input, other, rounding_mode=None):
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
+                           f"'floor' but found '{rounding_mode}'")
+    if rounding_mode is not None:
+        _check_int_zero_div(input, other)
+
+
+def _check_int_zero_div(input, other, *rest):
+    if isinstance(other, Tensor) and not (other.dtype.is_floating_point or
+                                          other.dtype.is_complex):
+        if not _float_result(input, other) and not isinstance(other._value, jax.core.Tracer):
+            if bool(np.any(np.asarray(other._value) == 0)):
+                raise RuntimeError("ZeroDivisionError")
+    elif isinstance(other, (int, np.integer)) and not isinstance(other, bool) and other == 0:
+        if not _float_result(input, other):
+            raise RuntimeError("ZeroDivisionError")
+
+
+def _div_check(input, other, rounding_mode=None):
+    if type(input) is not Tensor or type(other) is not Tensor or input._shape != other._shape:
+        check_broadcast(input, other)
+    if rounding_mode is not None:
+        _div_promote_check(input, other, rounding_mode)
+
+
+register(OpSpec(
+    "div", _div, "input, other, *, rounding_mode=None", tensor_args=("input", "other"),
+    promote="common", inplace=True, aliases=("divide",),
+    check=_div_check, dunders=("__truediv__", "__rtruediv__", "__itruediv__"),
+    samples=lambda: _binary_samples(nonzero_other=True) + [
+        S(arr(3, 4), arr(3, 4, positive=True), rounding_mode="trunc"),
+        S(arr(3, 4), arr(3, 4, positive=True), rounding_mode="floor"),
+        S(arr(6, dtype="int64"), arr(6, dtype="int64", low=1, high=3), rounding_mode="floor",
+          grad=False),
+        S(np.array([-7, 7, -8, 9]), np.array([2, -2, 3, 4]), rounding_mode="trunc",
+          grad=False)]))
+
+
+def _div_dtype(target, vals):
+    # true division always produces a floating result
+    if vals[2] is None and not (target.is_floating_point or target.is_complex):
+        return _dt.get_default_dtype()
+    return target
+
+
+_OPS_DIV = __import__("torchlike._ops.spec", fromlist=["OPS"]).OPS["div"]
+_OPS_DIV.extra["adjust_dtype"] = _div_dtype
+
+binary("true_divide", lambda a, b: a / b, promote="float",
+       samples=lambda: _binary_samples(nonzero_other=True))
+binary("floor_divide", lambda a, b: _div(a, b, "floor"),
+       dunders=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+       check=checks(reject_common(("bool", "complex"), "div_floor_cpu"), _check_int_zero_div),
+       differentiable=False, samples=lambda: _binary_samples(nonzero_other=True))
+
+
+def _remainder(a, b):
+    if jnp.issubdtype(jnp.result_type(a), jnp.integer):
+        return jnp.remainder(a, b)
+    mod = jnp.fmod(a, b)
+    return jnp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+binary("remainder", _remainder, dunders=("__mod__", "__rmod__", "__imod__"),
+       check=checks(reject_common(("bool", "complex"), "remainder_cpu"), _check_int_zero_div),
+       samples=lambda: _binary_samples(nonzero_other=True) + [
+           S(np.array([-3., -2, -1, 1, 2, 3], np.float32), 2),
+           S(np.array([-3, -2, -1, 1, 2, 3]), -2, grad=False)])
+binary("fmod", jnp.fmod,
+       check=checks(reject_common(("bool", "complex"), "fmod_cpu"), _check_int_zero_div),
+       tensor_only="first",
+       samples=lambda: _binary_samples(nonzero_other=True) + [
+           S(np.array([-3., -2, -1, 1, 2, 3], np.float32), 2),
+           S(np.array([-3, -2, -1, 1, 2, 3]), -2, grad=False)])
+
+
+def _pow(input, exponent):
+    if jnp.result_type(input) == jnp.bool_ and jnp.result_type(exponent) == jnp.bool_:
+        return input | ~jnp.asarray(exponent)  # x ** True is x, x ** False is True
+    if jnp.issubdtype(jnp.result_type(input), jnp.integer) and \
+            jnp.issubdtype(jnp.result_type(exponent), jnp.integer):
+        if isinstance(exponent, int):
+            return jax.lax.integer_pow(input, exponent)
+        p = jnp.power(input, jnp.maximum(exponent, 0))
+        # negative exponents: 1 for base 1, +-1 for base -1, else 0 (integer division)
+        neg = jnp.where(input == 1, 1, jnp.where(input == -1, jnp.where(exponent % 2 == 0, 1, -1),
+                                                 0)).astype(p.dtype)
+        return jnp.where(exponent < 0, neg, p)
+    return jnp.power(input, exponent)
+
+
+def _check_pow(input, exponent):
+    check_broadcast(input, exponent)
+    if _is_bool(input) and isinstance(exponent, Tensor) and exponent.dtype is _dt.bool:
+        raise _not_impl("pow", _dt.bool)
+    # only a negative Python-int exponent is refused; negative tensor exponents give
+    # 0 (or +-1 for bases +-1), as in PyTorch
+    if isinstance(input, Tensor) and not _float_result(input, exponent) and \
+            isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _pow_grad_name(input, exponent):
+    if not isinstance(input, Tensor):
+        return "PowBackward2"
+    return "PowBackward1" if isinstance(exponent, Tensor) else "PowBackward0"
+
+
+register(OpSpec(
+    "pow", _pow, "input, exponent", tensor_args=("input", "exponent"), inplace=True,
+    dunders=("__pow__", "__rpow__", "__ipow__"), check=_check_pow, grad_name=_pow_grad_name,
+    samples=lambda: [
+        S(arr(3, 4, positive=True), 2), S(arr(3, 4, positive=True), 0.5),
+        S(arr(3, 4, positive=True), arr(3, 4)), S(arr(3, positive=True), arr(2, 1)),
+        S(arr(4, dtype="int64", low=0, high=2), 3, grad=False),
+        S(2.0, arr(3)), S(arr(), 3), S(arr(2, 3, dtype="float64", positive=True), -1.5)]))
+
+
+def _float_power(input, exponent):
+    return jnp.power(input, exponent)
+
+
+def _float_power_dtype(target, vals):
+    return _dt.complex128 if target.is_complex else _dt.float64
+
+
+register(OpSpec(
+    "float_power", _float_power, "input, exponent", tensor_args=("input", "exponent"),
+    promote="common", inplace=False, check=lambda a, b: check_broadcast(a, b),
+    extra={"adjust_dtype": _float_power_dtype},
+    samples=lambda: [S(arr(3, positive=True), 2), S(arr(3, positive=True), arr(3)),
+                     S(arr(3, dtype="int64", low=1), 2, grad=False),
+                     S(2, arr(3)), S(arr(3, dtype="float64", positive=True), 0.5)]))
+
+
+def _float_power_(self: Tensor, exponent) -> Tensor:
+    """Mirrors ``Tensor.float_power_``: the base must already have the double-precision
+    dtype the operation produces (float64, or complex128 for complex operands)."""
+    from .bind import check_inplace_target, inplace_apply
+    from .spec import OPS
+    cplx = self.dtype.is_complex or (isinstance(exponent, Tensor) and
+                                     exponent.dtype.is_complex) or isinstance(exponent, complex)
+    need = _dt.complex128 if cplx else _dt.float64
+    if self.dtype is not need:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_dtype_title(self.dtype)} but the operation's result requires "
+                           f"dtype {_dtype_title(need)}")
+    check_inplace_target(self)
+    return inplace_apply(self, OPS["float_power"].api(self, exponent), "float_power_")
+
+
+Tensor.float_power_ = _float_power_
+
+
+def _float_only_samples():
+    return _binary_samples(ints=False) + [
+        S(arr(4, dtype="int64"), arr(4, dtype="int32"), grad=False),
+        S(arr(4, dtype="int64"), arr(4), grad=False), S(arr(3), -1.5)]
+
+
+binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), tensor_only=True,
+       check=reject("complex", "atan2_cpu"),
+       samples=lambda: _binary_samples(scalars=False))
+binary("hypot", jnp.hypot, promote="float", tensor_only=True,
+       check=reject(("complex", "int", "bool"), "hypot_cpu", args=(0, 1)),
+       samples=lambda: _binary_samples(ints=False, scalars=False))
+binary("logaddexp", jnp.logaddexp, promote="float", inplace=False, tensor_only=True,
+       check=reject(("int", "bool"), "logaddexp_cpu", args=(0, 1)),
+       samples=lambda: _binary_samples(ints=False, scalars=False))
+binary("logaddexp2", jnp.logaddexp2, promote="float", inplace=False, tensor_only=True,
+       check=reject(("int", "bool", "complex"), "logaddexp2_cpu", args=(0, 1)),
+       samples=lambda: _binary_samples(ints=False, scalars=False))
+
+
+def _no_complex_minmax(name):
+    return reject("complex", msg=f"{name} not implemented for complex tensors.",
+                  exc=RuntimeError, args=(0, 1))
+
+
+def _fmax_check(name):
+    return reject("complex", msg=f"{name} not implemented for complex tensors.",
+                  exc=RuntimeError, args=(0, 1))
+
+
+def _minmax_samples():
+    return _binary_samples(scalars=False) + [
+        # (with NaNs PyTorch's gradient goes to both operands: compare values only)
+        S(np.array([1.0, np.nan, 2.0], np.float32), np.array([np.nan, 0.0, 3.0], np.float32),
+          grad=False),
+        S(arr(3, dtype="bool"), arr(3, dtype="bool"), grad=False)]
+
+
+binary("maximum", jnp.maximum, inplace=False, tensor_only=True,
+       check=_no_complex_minmax("maximum"), samples=_minmax_samples)
+binary("minimum", jnp.minimum, inplace=False, tensor_only=True,
+       check=_no_complex_minmax("minimum"), samples=_minmax_samples)
+binary("fmax", jnp.fmax, inplace=False, tensor_only=True,
+       check=_fmax_check("fmax"), samples=_minmax_samples)
+binary("fmin", jnp.fmin, inplace=False, tensor_only=True,
+       check=_fmax_check("fmin"), samples=_minmax_samples)
+binary("copysign", jnp.copysign, promote="float", tensor_only="first",
+       check=reject("complex", "copysign_cpu", args=(0, 1)),
+       samples=lambda: _binary_samples())
+
+
+def _xlogy(a, b):
+    # PyTorch: 0 * log(y) is 0 unless y is NaN
+    return jnp.where(jnp.isnan(b), b, jsp.xlogy(a, b))
+
+
+binary("xlogy", _xlogy, promote="float",
+       check=reject("complex", "xlogy_cpu", args=(0, 1)),
+       samples=lambda: _binary_samples(nonzero_other=True) + [
+           S(np.array([0.0, 0.0, 1.0], np.float32), np.array([0.0, np.nan, 2.0], np.float32),
+             grad=False),
+           S(2.0, arr(3, positive=True))])
+binary("nextafter", jnp.nextafter, differentiable=False, tensor_only=True,
+       check=reject(("int", "bool", "complex"), "nextafter_cpu", args=(0, 1)),
+       samples=lambda: [S(arr(3), arr(3), grad=False), S(arr(3, dtype="float64"),
+                                                         arr(3, dtype="float64"), grad=False)])
+
+
+def _heaviside_check(input, values):
+    if isinstance(input, Tensor) and isinstance(values, Tensor):
+        if input.dtype is not values.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                               "dtypes")
+        if input.dtype.is_complex:
+            raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+
+
+binary("heaviside", lambda a, b: jnp.where(a == 0, b, (a > 0).astype(a.dtype)),
+       sig="input, values", differentiable=False, tensor_only=True, check=_heaviside_check,
+       samples=lambda: [
+           S(np.array([-1.5, 0, 2.0], np.float32), np.array([0.5, 0.5, 0.5], np.float32),
+             grad=False),
+           S(np.array([-1, 0, 2]), np.array([5, 5, 5]), grad=False),
+           S(np.array([-1.5, 0, 2.0], np.float32), np.array([1, 2, 3]), grad=False)])
+
+
+def _lerp(input, end, weight):
+    return input + weight * (end - input)
+
+
+register(OpSpec(
+    "lerp", _lerp, "input, end, weight", tensor_args=("input", "end", "weight"),
+    inplace=True, check=lambda a, b, w: check_broadcast(a, b, w),
+    samples=lambda: [S(arr(3, 4), arr(3, 4), 0.3), S(arr(3, 4), arr(3, 4), arr(3, 4))]))
+
+
+def _addcmul(input, tensor1, tensor2, value=1):
+    return input + _scaled(tensor1 * tensor2, value)
+
+
+def _addcdiv(input, tensor1, tensor2, value=1):
+    return input + _scaled(tensor1 / tensor2, value)
+
+
+register(OpSpec(
+    "addcmul", _addcmul, "input, tensor1, tensor2, *, value=1",
+    tensor_args=("input", "tensor1", "tensor2", "value"),
+    promote_args=("input", "tensor1", "tensor2"), inplace=True,
+    check=lambda a, b, c, value=1: check_broadcast(a, b, c),
+    samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4), value=0.5),
+                     S(arr(3, 1), arr(1, 4), arr(3, 4))]))
+register(OpSpec(
+    "addcdiv", _addcdiv, "input, tensor1, tensor2, *, value=1",
+    tensor_args=("input", "tensor1", "tensor2", "value"),
+    promote_args=("input", "tensor1", "tensor2"), inplace=True,
+    check=lambda a, b, c, value=1: check_broadcast(a, b, c),
+    samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4, positive=True), value=0.5)]))
+
+
+# ---------------------------------------------------------------------------
+# integer and floating-point decomposition
+def _gcd(a, b):
+    return jnp.gcd(a, b)
+
+
+binary("gcd", _gcd, differentiable=False, tensor_only=True,
+       check=reject_common(("bool", "float", "complex"), "gcd_cpu"),
+       samples=lambda: [S(np.array([4, -6, 0, 9]), np.array([6, 4, 5, 0]), grad=False),
+                        S(arr(3, 4, dtype="int32"), arr(4, dtype="int64"), grad=False),
+                        S(arr(3), arr(3), grad=False)])
+binary("lcm", jnp.lcm, differentiable=False, tensor_only=True,
+       check=reject_common(("bool", "float", "complex"), "lcm_cpu"),
+       samples=lambda: [S(np.array([4, -6, 0, 9]), np.array([6, 4, 5, 3]), grad=False),
+                        S(arr(3, 4, dtype="int32"), arr(4, dtype="int16"), grad=False)])
+
+
+def _ldexp(input, other):
+    return input * jnp.exp2(other)
+
+
+# Difference: PyTorch's gradient w.r.t. ``input`` computes 2**other in integers, so it is 0
+# for negative integer exponents; torchlike gives the true 2**other.
+binary("ldexp", _ldexp, promote="float", tensor_only=True,
+       samples=lambda: [S(arr(3, 4), np.array([1, 2, 3, 0])),
+                        S(arr(3), np.array([-1, 2, -3]), grad=False),
+                        S(np.array([1, 2, 3]), np.array([2, 3, 4]), grad=False),
+                        S(arr(3, dtype="float64"), arr(3)),
+                        S(arr(3), np.array([1, 2, 3]))])
+
+
+def _frexp(input):
+    mantissa, exponent = jnp.frexp(jax.lax.stop_gradient(input))
+    # the mantissa as a differentiable function of the input: x / 2**exponent
+    return input * jnp.exp2(-exponent).astype(input.dtype), exponent.astype(jnp.int32)
+
+
+def _frexp_check(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+
+
+register(OpSpec("frexp", _frexp, "input", promote="none", out_names=("mantissa", "exponent"),
+                nondiff_outputs=(1,), check=_frexp_check, grad_name="FrexpBackward0",
+                samples=lambda: [S(arr(3, 4)), S(np.array([0.0, -8.0, 0.1], np.float64)),
+                                 S(np.array([1, 2]), grad=False)]))
