@@ -1,7 +1,7 @@
 """Convolution and max-pool lowerings inside one ``jax.jit`` of forward + backward.
 
 See Note [Convolution lowering on CPU] in ``torchlike/_ops/nn_conv_lowering.py`` and
-Note [Pooling windows] in ``torchlike/_ops/nn_conv.py``: these are the measurements the
+Note [Pooling windows] in ``torchlike/_ops/nn_pool.py``: these are the measurements the
 rules there come from. Three parts:
 
 * ``conv``: for each shape, ``jax.jit(jax.grad(...))`` of a convolution with every
@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 import torchlike  # noqa: E402,F401  (turns on x64 as the library does)
-from torchlike._ops import nn_conv  # noqa: E402
+from torchlike._ops import nn_pool  # noqa: E402
 from torchlike._ops.nn_conv_lowering import (conv_forward, conv_lowering,  # noqa: E402
                                              conv_transpose_forward,
                                              conv_transpose_lowering)
@@ -190,8 +190,8 @@ def pool_part(a) -> None:
         x = jnp.asarray(np.maximum(np.random.default_rng(0).standard_normal(shape), 0),
                         jnp.float32)
         variants = {
-            "reshape": lambda x: pick(nn_conv._tiled_windows(x, k, outs)),
-            "slices": lambda x: pick(nn_conv._strided_windows(x, k, s, p, d, outs)),
+            "reshape": lambda x: pick(nn_pool._tiled_windows(x, k, outs)),
+            "slices": lambda x: pick(nn_pool._strided_windows(x, k, s, p, d, outs)),
             "r_window": lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1) + k,
                                                     (1, 1) + s, "VALID"),
         }

@@ -13,7 +13,7 @@ import pytest
 
 import torchlike as tl
 import torchlike.nn.functional as TF
-from torchlike._ops import nn_conv
+from torchlike._ops import nn_conv, nn_pool
 from torchlike._ops.nn_conv_lowering import (conv_forward, conv_lowering,
                                              conv_transpose_forward,
                                              conv_transpose_lowering)
@@ -251,7 +251,7 @@ def test_functional_ops_under_jit_match_lax_and_torch():
 
     def ref_loss(*args):
         return jnp.sin(_net(jax.nn, _lax_conv, _lax_conv_t,
-                            lambda h: nn_conv.max_pool_with_indices(h, 2, 2, 2, 0, 1, False)[0],
+                            lambda h: nn_pool.max_pool_with_indices(h, 2, 2, 2, 0, 1, False)[0],
                             *args)).sum()
     argnums = (0, 1, 2, 3)
     got = jax.jit(jax.value_and_grad(tl_loss, argnums))(x, *ws)
@@ -339,7 +339,7 @@ def test_max_pool_tiled_windows_match_general_path_and_torch(case, monkeypatch):
 
     def run():
         def f(x):
-            return nn_conv.max_pool_with_indices(x, nd, k, s, 0, 1, ceil)
+            return nn_pool.max_pool_with_indices(x, nd, k, s, 0, 1, ceil)
 
         @jax.jit
         def g(x, ct):
@@ -348,7 +348,7 @@ def test_max_pool_tiled_windows_match_general_path_and_torch(case, monkeypatch):
         shape = jax.eval_shape(f, x)[0].shape
         return g(x, jnp.asarray(_arr(*shape, seed=1)))
     got = run()
-    monkeypatch.setattr(nn_conv, "_tiling", lambda *a: False)
+    monkeypatch.setattr(nn_pool, "_tiling", lambda *a: False)
     general = run()
     for a, b in zip(got, general):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

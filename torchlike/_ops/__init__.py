@@ -15,6 +15,8 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     nn_act_loss,
     nn_conv,
     nn_norm,
+    nn_pool,
+    nn_resample,
     nn_seq,
     random,
     reduction,

@@ -1,0 +1,415 @@
+"""nn kernels: resampling (``upsample`` for ``F.interpolate``), padding
+(``constant_pad_nd``, reflection, replication and circular padding), pixel shuffle and
+unshuffle, and grid sampling (``grid_sampler``, ``affine_grid_generator``), declared in
+the op table.
+
+Those PyTorch exposes as ``torch.X`` (``constant_pad_nd``, ``pixel_shuffle``,
+``grid_sampler``...) are public functions; the kernels PyTorch keeps in ``torch._C._nn``
+(``upsample_bilinear2d``, ``reflection_pad2d``...) are declared with ``function=False,
+method=False`` and reached through ``torchlike.nn.functional``."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ._common import shape_str
+from .samples import S, arr
+from .spec import OpSpec, register
+
+__all__: list = []
+
+
+# ---------------------------------------------------------------------------
+# resampling (interpolate)
+def _scale(i: int, o: int, scale, align_corners: bool, dt):
+    """PyTorch's ``area_pixel_compute_scale`` in the op's math type ``dt``."""
+    if align_corners:
+        return dt((i - 1) / (o - 1)) if o > 1 else dt(0)
+    if scale is not None and scale > 0:
+        return dt(1.0 / scale)
+    return dt(i) / dt(o)
+
+
+def _taps(mode: str, i: int, o: int, scale, align_corners: bool, dt):
+    """Per output position: a list of (source index array, weight array or None)."""
+    dst = np.arange(o).astype(dt)
+    if mode in ("nearest", "nearest-exact"):
+        s = dt(1.0 / scale) if scale is not None and scale > 0 else np.float32(i) / np.float32(o)
+        s = np.float32(s)
+        if mode == "nearest":
+            src = np.floor(dst.astype(np.float32) * s)
+        else:
+            src = np.floor((dst.astype(np.float32) + np.float32(0.5)) * s)
+        return [(np.minimum(src.astype(np.int64), i - 1), None)]
+    s = _scale(i, o, scale, align_corners, dt)
+    if mode == "cubic":
+        src = dst * s if align_corners else s * (dst + dt(0.5)) - dt(0.5)
+        i0 = np.floor(src)
+        t = (src - i0).astype(dt)
+        a = dt(-0.75)
+
+        def c1(x):
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def c2(x):
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        ws = [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+        i0 = i0.astype(np.int64)
+        return [(np.clip(i0 - 1 + m, 0, i - 1), ws[m].astype(dt)) for m in range(4)]
+    src = dst * s if align_corners else np.maximum(s * (dst + dt(0.5)) - dt(0.5), dt(0))
+    src = src.astype(dt)
+    i0 = np.floor(src).astype(np.int64)
+    i0 = np.minimum(i0, i - 1)
+    i1 = np.minimum(i0 + 1, i - 1)
+    l1 = (src - i0.astype(dt)).astype(dt)
+    l0 = (dt(1) - l1).astype(dt)
+    return [(i0, l0), (i1, l1)]
+
+
+def upsample(x, output_size, mode, align_corners, scales):
+    nd = len(output_size)
+    dt = np.float64 if x.dtype == jnp.float64 else np.float32
+    for j, o in enumerate(output_size):
+        ax = x.ndim - nd + j
+        i = x.shape[ax]
+        sc = scales[j] if scales else None
+        if o == i and mode in ("nearest", "nearest-exact") and not sc:
+            continue
+        acc = None
+        for idx, w in _taps(mode, i, o, sc, bool(align_corners), dt):
+            term = jnp.take(x, jnp.asarray(idx), axis=ax)
+            if w is not None:
+                term = term * jnp.asarray(w.reshape((-1,) + (1,) * (x.ndim - ax - 1)), x.dtype)
+            acc = term if acc is None else acc + term
+        x = acc
+    return x
+
+
+_UP_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
+             "nearest-exact": "UpsampleNearestExact{}DBackward0",
+             "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+             "cubic": "UpsampleBicubic2DBackward0", "trilinear": "UpsampleTrilinear3DBackward0"}
+
+
+def _upsample_name(input, output_size, mode, align_corners=None, scales=None):
+    return _UP_NAMES[mode].format(len(output_size))
+
+
+register(OpSpec("upsample", lambda input, output_size, mode, align_corners, scales:
+                upsample(input, output_size, "cubic" if mode == "cubic" else
+                         ("linear" if mode in ("linear", "bilinear", "trilinear") else mode),
+                         align_corners, scales),
+                "input, output_size, mode, align_corners=None, scales=None", promote="none",
+                method=False, function=False, grad_name=_upsample_name,
+                doc="The ``torch._C._nn.upsample_*`` kernels, one op with a static mode."))
+
+
+# ---------------------------------------------------------------------------
+# padding
+def _pad_pairs(ndim: int, pad) -> list:
+    """PyTorch's pad tuple (last dim first) as per-dim (lo, hi) for all ``ndim`` dims."""
+    pairs = [(0, 0)] * ndim
+    for j in range(len(pad) // 2):
+        pairs[ndim - 1 - j] = (pad[2 * j], pad[2 * j + 1])
+    return pairs
+
+
+def _constant_pad_fn(input, pad, value):
+    v = jnp.asarray(value if value is not None else 0).astype(input.dtype)
+    return lax.pad(input, v, [(lo, hi, 0) for lo, hi in _pad_pairs(input.ndim, pad)])
+
+
+def _constant_pad_check(input, pad, value=0):
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input of "
+                           f"dimension {input.dim()}")
+    for d, (lo, hi) in enumerate(_pad_pairs(input.dim(), pad)):
+        n = input.shape[d] + lo + hi
+        if n < 0:
+            raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding {lo} and "
+                               f"{hi} resulted in a negative output size, which is invalid. "
+                               f"Check dimension {d} of your input.")
+
+
+register(OpSpec("constant_pad_nd", _constant_pad_fn, "input, pad, value=0", promote="none",
+                method=False, grad_name="ConstantPadNdBackward0", saves=False,
+                check=_constant_pad_check,
+                samples=lambda: [S(arr(2, 3, 4), (1, 2)), S(arr(2, 3, 4), (1, 0, 2, 1), 1.5),
+                                 S(arr(2, 3, 4), (-1, 1, 0, 0, 1, 1)),
+                                 S(arr(3, 4, dtype="int64"), (1, 1), 7, grad=False),
+                                 S(arr(2, 3), (1, 1, 1)), S(arr(2, 3), (-3, -1))],
+                doc="Mirrors ``torch.constant_pad_nd`` (pad tuple from the last dim)."))
+
+
+def _mode_pad_fn(jmode: str):
+    def fn(input, padding):
+        return jnp.pad(input, _pad_pairs(input.ndim, padding), mode=jmode)
+    return fn
+
+
+def _mode_pad_check(kind: str, nd: int):
+    def check(input, padding):
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
+                               f"possibly 0 batch size and other non-zero dimensions for input, "
+                               f"but got: {shape_str(input.shape)}")
+        for j in range(nd):
+            d = input.dim() - 1 - j
+            lo, hi = padding[2 * j], padding[2 * j + 1]
+            size = input.shape[d]
+            if kind == "reflect" and (lo >= size or hi >= size):
+                raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {d} of input {shape_str(input.shape)}")
+            if kind == "circular" and (lo > size or hi > size):
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if kind == "replicate" and size + lo + hi < 1:
+                raise RuntimeError(f"input (H: {size}) is too small. Calculated output H: "
+                                   f"{size + lo + hi}")
+            if min(lo, hi) < 0 and kind != "circular":
+                raise RuntimeError(f"Negative padding is not supported for {kind} padding")
+    return check
+
+
+for _nd in (1, 2, 3):
+    register(OpSpec(f"reflection_pad{_nd}d", _mode_pad_fn("reflect"), "input, padding",
+                    promote="none", method=False, function=False, saves=False,
+                    grad_name=f"ReflectionPad{_nd}DBackward0",
+                    check=_mode_pad_check("reflect", _nd)))
+    register(OpSpec(f"replication_pad{_nd}d", _mode_pad_fn("edge"), "input, padding",
+                    promote="none", method=False, function=False, saves=False,
+                    grad_name=f"ReplicationPad{_nd}DBackward0",
+                    check=_mode_pad_check("replicate", _nd)))
+    register(OpSpec(f"circular_pad{_nd}d", _mode_pad_fn("wrap"), "input, padding",
+                    promote="none", method=False, function=False, saves=False,
+                    grad_name="torch::autograd::CopySlices",
+                    check=_mode_pad_check("circular", _nd)))
+
+
+# ---------------------------------------------------------------------------
+# pixel shuffle
+def _pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    n = len(lead)
+    x = jnp.transpose(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return x.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(input, downscale_factor):
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    n = len(lead)
+    x = input.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    x = jnp.transpose(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return x.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+
+
+def _shuffle_check(name: str):
+    def check(input, factor):
+        if input.dim() < 3:
+            raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got "
+                               f"input with {input.dim()} dimension(s)")
+        if factor <= 0:
+            what = "upscale_factor" if name == "pixel_shuffle" else "downscale_factor"
+            raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+        c, h, w = input.shape[-3:]
+        if name == "pixel_shuffle" and c % (factor * factor):
+            raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                               f"divisible by the square of upscale_factor, but input.size(-3)="
+                               f"{c} is not divisible by {factor * factor}")
+        if name == "pixel_unshuffle":
+            if h % factor:
+                raise RuntimeError("pixel_unshuffle expects height to be divisible by "
+                                   f"downscale_factor, but input.size(-2)={h} is not divisible "
+                                   f"by {factor}")
+            if w % factor:
+                raise RuntimeError("pixel_unshuffle expects width to be divisible by "
+                                   f"downscale_factor, but input.size(-1)={w} is not divisible "
+                                   f"by {factor}")
+    return check
+
+
+register(OpSpec("pixel_shuffle", _pixel_shuffle, "input, upscale_factor", promote="none",
+                method=False, saves=False, check=_shuffle_check("pixel_shuffle"),
+                samples=lambda: [S(arr(2, 8, 3, 4), 2), S(arr(9, 2, 2), 3),
+                                 S(arr(2, 1, 4, 2, 2), 2), S(arr(2, 3, 2, 2), 2),
+                                 S(arr(4, 4), 2)],
+                doc="Mirrors ``torch.pixel_shuffle``."))
+register(OpSpec("pixel_unshuffle", _pixel_unshuffle, "input, downscale_factor", promote="none",
+                method=False, saves=False, check=_shuffle_check("pixel_unshuffle"),
+                samples=lambda: [S(arr(2, 2, 4, 6), 2), S(arr(1, 6, 3), 3),
+                                 S(arr(2, 2, 4, 5), 2)],
+                doc="Mirrors ``torch.pixel_unshuffle``."))
+
+
+# ---------------------------------------------------------------------------
+# grid sampling
+def _unnormalize(coord, size: int, align_corners: bool):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord, twice_low: int, twice_high: int):
+    if twice_low == twice_high:
+        return jnp.zeros_like(coord)
+    mn = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = jnp.abs(coord - mn)
+    extra = jnp.fmod(c, span)
+    flips = jnp.floor(c / span)
+    return jnp.where(jnp.fmod(flips, 2) == 0, extra + mn, span - extra + mn)
+
+
+def _source_index(coord, size: int, padding_mode: int, align_corners: bool):
+    c = _unnormalize(coord, size, align_corners)
+    if padding_mode == 1:
+        c = jnp.clip(c, 0, size - 1)
+    elif padding_mode == 2:
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        c = jnp.clip(c, 0, size - 1)
+    return c
+
+
+def grid_sample(x, grid, mode: int, padding_mode: int, align_corners: bool):
+    """x (N, C, *in) sampled at grid (N, *out, nd) with coordinates (x, y[, z])."""
+    nd = x.ndim - 2
+    n, c = x.shape[:2]
+    insz = x.shape[2:]
+    out_sp = grid.shape[1:-1]
+    # grid's last axis lists (x, y, z): the last spatial dim first
+    coords = [_source_index(grid[..., nd - 1 - j], insz[j], padding_mode, align_corners)
+              for j in range(nd)]
+    flat = x.reshape(n, c, -1)
+    strides = [int(np.prod(insz[j + 1:], dtype=np.int64)) for j in range(nd)]
+
+    def gather(idx_list):
+        ok = None
+        lin = 0
+        for j, ix in enumerate(idx_list):
+            inb = (ix >= 0) & (ix < insz[j])
+            ok = inb if ok is None else ok & inb
+            lin = lin + jnp.clip(ix, 0, insz[j] - 1) * strides[j]
+        lin = lin.reshape(n, 1, -1)
+        v = jnp.take_along_axis(flat, jnp.broadcast_to(lin, (n, c, lin.shape[-1])), axis=2)
+        return v.reshape((n, c) + tuple(out_sp)), ok[:, None]
+
+    if mode == 1:  # nearest (round half to even, as nearbyint)
+        v, ok = gather([jnp.round(ci).astype(jnp.int64) for ci in coords])
+        return jnp.where(ok, v, jnp.zeros((), x.dtype))
+    lo = [jnp.floor(ci) for ci in coords]
+    out = jnp.zeros((n, c) + tuple(out_sp), x.dtype)
+    for corner in itertools.product((0, 1), repeat=nd):
+        idx = [(lo[j] + corner[j]).astype(jnp.int64) for j in range(nd)]
+        w = 1
+        for j in range(nd):
+            frac = coords[j] - lo[j]
+            w = w * (frac if corner[j] else 1 - frac)
+        v, ok = gather(idx)
+        out = out + jnp.where(ok, v, jnp.zeros((), x.dtype)) * w[:, None].astype(x.dtype)
+    return out
+
+
+def _grid_check(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {shape_str(input.shape)} "
+                           f"and grid with sizes {shape_str(grid.shape)}")
+    nd = input.dim() - 2
+    if grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
+                           f"but got grid with sizes {shape_str(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {shape_str(input.shape)} and grid with "
+                           f"sizes {shape_str(grid.shape)}")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
+                           f"input has {input.dtype} and grid has {grid.dtype}")
+    if interpolation_mode == 2 and nd == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if interpolation_mode == 2:
+        raise NotImplementedError("grid_sample: mode='bicubic' is not supported by torchlike "
+                                  "yet; use 'bilinear' or 'nearest'")
+
+
+register(OpSpec("grid_sampler", grid_sample,
+                "input, grid, interpolation_mode, padding_mode, align_corners",
+                tensor_args=("input", "grid"), promote="none", method=False,
+                grad_name=lambda input, grid, *a: f"GridSampler{input.dim() - 2}DBackward0",
+                check=_grid_check,
+                samples=lambda: [
+                    S(arr(2, 3, 5, 6), arr(2, 4, 3, 2, low=-1.2, high=1.2), 0, 0, False,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(1, 2, 4, 4), arr(1, 3, 3, 2, low=-1.5, high=1.5), 0, 1, True,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(1, 2, 4, 5), arr(1, 3, 3, 2, low=-2.5, high=2.5), 0, 2, False,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(1, 2, 4, 5), arr(1, 3, 3, 2, low=-2.5, high=2.5), 0, 2, True,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(2, 2, 4, 4), arr(2, 3, 3, 2, low=-1.1, high=1.1), 1, 0, False),
+                    S(arr(1, 2, 3, 4, 4), arr(1, 2, 3, 2, 3, low=-1.1, high=1.1), 0, 0, False,
+                      rtol=1e-4, atol=1e-5)],
+                doc="Mirrors ``torch.grid_sampler`` (modes 0 bilinear, 1 nearest; padding "
+                    "0 zeros, 1 border, 2 reflection). Bicubic is not supported."))
+
+
+def _base_grid(size: int, align_corners: bool, dt):
+    if size <= 1:
+        return np.zeros(max(size, 0), dt)
+    g = np.linspace(-1.0, 1.0, size)
+    if not align_corners:
+        g = g * (size - 1) / size
+    return g.astype(dt)
+
+
+def _affine_grid(theta, size, align_corners):
+    nd = len(size) - 2
+    dt = np.float64 if theta.dtype == jnp.float64 else np.float32
+    sp = size[2:]
+    axes = [_base_grid(s, bool(align_corners), dt) for s in sp]
+    mesh = np.meshgrid(*axes, indexing="ij")
+    # (x, y[, z], 1): x runs over the last spatial dim
+    base = np.stack([mesh[nd - 1 - j] for j in range(nd)] + [np.ones_like(mesh[0])], -1)
+    base = jnp.asarray(base.reshape(-1, nd + 1), theta.dtype)
+    out = jnp.einsum("pk,njk->npj", base, theta, precision=lax.Precision.HIGHEST)
+    return out.reshape((size[0],) + tuple(sp) + (nd,))
+
+
+def _affine_check(theta, size, align_corners):
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"torch.Size({list(size)}). Got {_size_repr(theta.shape)}.")
+    elif len(size) == 5:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"torch.Size({list(size)}). Got {_size_repr(theta.shape)}.")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size "
+                                  f"torch.Size({list(size)}).")
+
+
+def _size_repr(shape) -> str:
+    return f"torch.Size({list(shape)})"
+
+
+register(OpSpec("affine_grid_generator", _affine_grid, "theta, size, align_corners",
+                tensor_args=("theta",), promote="none", method=False,
+                grad_name="AffineGridGeneratorBackward0", check=_affine_check,
+                samples=lambda: [S(arr(2, 2, 3), (2, 3, 4, 5), False),
+                                 S(arr(1, 2, 3), (1, 1, 3, 3), True),
+                                 S(arr(2, 3, 4, dtype="float64"), (2, 1, 2, 3, 4), False)],
+                doc="Mirrors ``torch.affine_grid_generator``."))
