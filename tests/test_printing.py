@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import torchlike as tl
 import torchlike._tensor_str as tl_tensor_str
-from tests._parity import HAVE_TORCH, requires_torch, torch, torch_tensor
+from tests._parity import HAVE_TORCH, torch, torch_tensor
 
 ALL_DTYPES = ["float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16",
               "int32", "int64", "bool", "complex64", "complex128"]
@@ -338,7 +338,6 @@ finite_or_not = st.one_of(
 )
 
 
-@requires_torch
 @settings(max_examples=150, deadline=None)
 @given(st.lists(finite_or_not, min_size=1, max_size=40),
        st.sampled_from(["float16", "bfloat16", "float32", "float64", "complex64"]),
@@ -359,7 +358,6 @@ def test_random_floats(values, dtype, precision):
         both_set_printoptions(profile="default")
 
 
-@requires_torch
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-2**40, 2**40), min_size=1, max_size=50))
 def test_random_ints(values):

@@ -8,7 +8,7 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, requires_torch, torch
+from ._parity import HAVE_TORCH, torch
 
 
 def test_version_counter_shared_by_views_and_detach():
@@ -146,15 +146,23 @@ def torch_dtype_or(d):
     return d
 
 
-@requires_torch
 def test_stride_offset_contiguity_match_torch():
     x = tl.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]])
-    tx = torch.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]])
-    assert x.stride() == tx.stride() == (5, 1)
-    assert x.t().stride() == tx.t().stride() == (1, 5)
-    for f in (lambda a: a[1], lambda a: a[:, 1:4:2], lambda a: a.t()[2],
-              lambda a: a.unsqueeze(1), lambda a: a[None, :, None]):
-        v, tv = f(x), f(tx)
-        assert v.stride() == tv.stride()
-        assert v.storage_offset() == tv.storage_offset()
-        assert v.is_contiguous() == tv.is_contiguous()
+    tx = torch.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]) if HAVE_TORCH else None
+    assert x.stride() == (5, 1)
+    assert x.t().stride() == (1, 5)
+    if HAVE_TORCH:
+        assert x.stride() == tx.stride() == (5, 1)
+        assert x.t().stride() == tx.t().stride() == (1, 5)
+    # (stride, storage offset, contiguous) as PyTorch gives them
+    expected = [((1,), 5, True), ((5, 2), 1, False), ((5,), 2, False), ((5, 5, 1), 0, True),
+                ((10, 5, 5, 1), 0, True)]
+    for f, want in zip((lambda a: a[1], lambda a: a[:, 1:4:2], lambda a: a.t()[2],
+                        lambda a: a.unsqueeze(1), lambda a: a[None, :, None]), expected):
+        v = f(x)
+        assert (v.stride(), v.storage_offset(), v.is_contiguous()) == want
+        if HAVE_TORCH:
+            tv = f(tx)
+            assert v.stride() == tv.stride()
+            assert v.storage_offset() == tv.storage_offset()
+            assert v.is_contiguous() == tv.is_contiguous()
