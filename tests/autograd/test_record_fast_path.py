@@ -12,8 +12,8 @@ import pytest
 import torchlike as tl
 from torchlike._ops.spec import OPS
 
-from .._parity import assert_same, requires_torch, torch
-from .test_engine import both, err, graph_of
+from .._parity import HAVE_TORCH, assert_same
+from .test_engine import both, err, graph_of, parity_only
 
 rng = np.random.default_rng(7)
 A = rng.standard_normal((3, 4)).astype(np.float32)
@@ -53,10 +53,11 @@ def _run(expr, complex_=False):
     return both(run)
 
 
-@requires_torch
 @pytest.mark.parametrize("expr", EXPRS)
 def test_recorded_ops_match_torch(expr):
-    (a, ga_x, ga_y, graph_a), (b, gb_x, gb_y, graph_b) = _run(expr)
+    (a, ga_x, ga_y, graph_a), torch_half = _run(expr)
+    parity_only()
+    b, gb_x, gb_y, graph_b = torch_half
     assert graph_a == graph_b
     assert_same(a, b)
     assert_same(ga_x, gb_x)
@@ -72,10 +73,11 @@ COMPLEX_EXPRS = [
 ]
 
 
-@requires_torch
 @pytest.mark.parametrize("expr", COMPLEX_EXPRS)
 def test_complex_recorded_ops_match_torch(expr):
-    (a, ga_x, ga_y, graph_a), (b, gb_x, gb_y, graph_b) = _run(expr, complex_=True)
+    (a, ga_x, ga_y, graph_a), torch_half = _run(expr, complex_=True)
+    parity_only()
+    b, gb_x, gb_y, graph_b = torch_half
     assert graph_a == graph_b
     assert_same(a, b)
     assert_same(ga_x, gb_x)
@@ -114,7 +116,6 @@ def test_recorded_op_uses_the_fast_path_executable(monkeypatch):
     np.testing.assert_allclose(np.asarray(y.grad), 3.5 * np.ones_like(B))
 
 
-@requires_torch
 @pytest.mark.parametrize("alpha", [1, 2, 0.5])
 def test_double_backward_through_alpha(alpha):
     def run(torch):
@@ -124,11 +125,14 @@ def test_double_backward_through_alpha(alpha):
         (gx.sum() + (gy * y).sum()).backward()
         return gx, gy, x.grad, y.grad
     a, b = both(run)
-    for u, v in zip(a, b):
-        assert_same(u, v)
+    if HAVE_TORCH:
+        for u, v in zip(a, b):
+            assert_same(u, v)
+    # z = (x*x + alpha*y*y) / 2: gx = x, gy = alpha*y, then x.grad = 1, y.grad = 2*alpha*y
+    for got, want in zip(a, (A, alpha * B, np.ones_like(A), 2 * alpha * B)):
+        np.testing.assert_allclose(np.asarray(got.detach()), want, rtol=1e-6, atol=1e-6)
 
 
-@requires_torch
 def test_saved_tensor_version_check_still_raises():
     def run(torch):
         x, y, _, _ = _inputs(torch)
@@ -137,7 +141,10 @@ def test_saved_tensor_version_check_still_raises():
         w.add_(1)
         return err(lambda: z.sum().backward())
     a, b = both(run)
-    assert a is not None and a == b
+    assert a is not None
+    if HAVE_TORCH:
+        assert a == b
+    assert a[0] == "RuntimeError" and "modified by an inplace operation" in a[1]
 
 
 def test_add_alpha_one_leaves_linear_node_reusable():
