@@ -11,6 +11,7 @@ torchlike produces complex64, and those draws are skipped.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 
@@ -21,9 +22,7 @@ from hypothesis import strategies as st
 
 import torchlike as tl
 
-from ._parity import requires_torch, torch
-
-pytestmark = requires_torch
+from ._parity import HAVE_TORCH, torch
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex64", "complex128"]
@@ -66,7 +65,30 @@ def outcome(fn):
         return e
 
 
+def skip_comparison():
+    """After torchlike's half has run: without PyTorch, nothing is left to compare."""
+    if not HAVE_TORCH:
+        pytest.skip("PyTorch (test oracle) not installed: the comparison is skipped "
+                    "(torchlike's half ran)")
+
+
+def skip_comparison_after(test):
+    """Without PyTorch, run the property test (torchlike's half of every example, the
+    comparisons skipped by ``assert_same_outcome``) and then skip it."""
+    if HAVE_TORCH:
+        return test
+
+    @functools.wraps(test)
+    def run_then_skip(*args, **kwargs):
+        test(*args, **kwargs)
+        skip_comparison()
+    return run_then_skip
+
+
 def assert_same_outcome(out, ref, what):
+    """``out`` from torchlike, ``ref`` from PyTorch; nothing to compare without PyTorch."""
+    if not HAVE_TORCH:
+        return
     if isinstance(ref, Exception) and ("ComplexHalf" in str(ref) or "complex32" in str(ref) or
                                        "invalid default scalar type for complex" in str(ref)):
         return  # complex32 has no torchlike counterpart
@@ -96,10 +118,15 @@ BINARY = ["add", "mul", "div", "eq", "lt", "maximum", "remainder", "bitwise_and"
 # promote_types / can_cast: exhaustively
 @pytest.mark.parametrize("a,b", list(itertools.product(DTYPES, DTYPES)))
 def test_promote_types_and_can_cast_table(a, b):
-    ref = torch.promote_types(getattr(torch, a), getattr(torch, b))
-    assert name_of(tl.promote_types(getattr(tl, a), getattr(tl, b))) == name_of(ref)
-    assert tl.can_cast(getattr(tl, a), getattr(tl, b)) == \
-        torch.can_cast(getattr(torch, a), getattr(torch, b))
+    da, db = getattr(tl, a), getattr(tl, b)
+    p = tl.promote_types(da, db)
+    # internal consistency: symmetric, idempotent, and both operands cast to the result
+    assert tl.promote_types(db, da) is p and tl.promote_types(da, da) is da
+    assert tl.can_cast(da, p) and tl.can_cast(db, p) and tl.can_cast(da, da)
+    if HAVE_TORCH:
+        ref = torch.promote_types(getattr(torch, a), getattr(torch, b))
+        assert name_of(p) == name_of(ref)
+        assert tl.can_cast(da, db) == torch.can_cast(getattr(torch, a), getattr(torch, b))
 
 
 def test_promote_types_rejects_non_dtypes():
@@ -109,6 +136,7 @@ def test_promote_types_rejects_non_dtypes():
 
 # ---------------------------------------------------------------------------
 # result_type and binary ops over (dtype, 0-d/n-d, Python scalar) pairs
+@skip_comparison_after
 @SETTINGS
 @given(operand, operand)
 def test_result_type(a, b):
@@ -117,6 +145,7 @@ def test_result_type(a, b):
                         f"result_type{a, b}")
 
 
+@skip_comparison_after
 @SETTINGS
 @given(operand, operand, st.sampled_from(BINARY))
 def test_binary_op_result_dtype(a, b, op):
@@ -129,6 +158,7 @@ def test_binary_op_result_dtype(a, b, op):
     assert_same_outcome(out, ref, f"{op}{a, b}")
 
 
+@skip_comparison_after
 @SETTINGS
 @given(operand, operand, st.sampled_from(["__add__", "__sub__", "__mul__", "__truediv__",
                                           "__floordiv__", "__mod__", "__pow__",
@@ -143,6 +173,7 @@ def test_operator_result_dtype(a, b, dunder):
     assert_same_outcome(out, ref, f"{dunder}{a, b}")
 
 
+@skip_comparison_after
 @SETTINGS
 @given(operand, operand)
 def test_where_result_dtype(a, b):
@@ -153,6 +184,7 @@ def test_where_result_dtype(a, b):
     assert_same_outcome(out, ref, f"where{a, b}")
 
 
+@skip_comparison_after
 @SETTINGS
 @given(st.sampled_from(DTYPES), operand, st.sampled_from(["add_", "mul_", "div_", "sub_",
                                                          "pow_"]))
@@ -179,10 +211,12 @@ def test_inplace_error_text():
 @pytest.mark.parametrize("scalar", [1.5, 2, True, 1j])
 @pytest.mark.parametrize("dtype", ["int64", "bool", "float32", "uint8"])
 def test_default_dtype_changes_scalar_promotion(default, scalar, dtype):
-    old = torch.get_default_dtype()
+    old = torch.get_default_dtype() if HAVE_TORCH else None
     try:
-        torch.set_default_dtype(getattr(torch, default))
+        if HAVE_TORCH:
+            torch.set_default_dtype(getattr(torch, default))
         tl.set_default_dtype(getattr(tl, default))
+        assert tl.arange(0.0, 2.0).dtype is getattr(tl, default)
         for op in ("add", "mul", "div"):
             ref = outcome(lambda: getattr(torch, op)(torch.ones(2, dtype=getattr(torch, dtype)),
                                                      scalar))
@@ -191,9 +225,11 @@ def test_default_dtype_changes_scalar_promotion(default, scalar, dtype):
             assert_same_outcome(out, ref, f"{op}({dtype}, {scalar!r}) default {default}")
         assert_same_outcome(outcome(lambda: tl.tensor([scalar])),
                             outcome(lambda: torch.tensor([scalar])), "tensor()")
-        assert_same_outcome(tl.arange(0.0, 2.0), torch.arange(0.0, 2.0), "arange")
+        if HAVE_TORCH:
+            assert_same_outcome(tl.arange(0.0, 2.0), torch.arange(0.0, 2.0), "arange")
     finally:
-        torch.set_default_dtype(old)
+        if HAVE_TORCH:
+            torch.set_default_dtype(old)
         tl.set_default_dtype(tl.float32)
 
 
@@ -245,19 +281,24 @@ def mismatched_pair(draw):
 def test_broadcast_shapes_match_torch(shapes):
     sa, sb = shapes
     out = tl.add(tl.ones(sa), tl.ones(sb))
-    ref = torch.add(torch.ones(sa), torch.ones(sb))
-    assert tuple(out.shape) == tuple(ref.shape)
+    assert tuple(out.shape) == np.broadcast_shapes(sa, sb)
+    if HAVE_TORCH:
+        ref = torch.add(torch.ones(sa), torch.ones(sb))
+        assert tuple(out.shape) == tuple(ref.shape)
 
 
 @SETTINGS
 @given(mismatched_pair(), st.sampled_from(["add", "mul", "lt", "maximum"]))
 def test_broadcast_errors_match_torch(shapes, op):
     sa, sb = shapes
-    with pytest.raises(RuntimeError) as ref:
-        getattr(torch, op)(torch.ones(sa), torch.ones(sb))
+    if HAVE_TORCH:
+        with pytest.raises(RuntimeError) as ref:
+            getattr(torch, op)(torch.ones(sa), torch.ones(sb))
     with pytest.raises(RuntimeError) as out:
         getattr(tl, op)(tl.ones(sa), tl.ones(sb))
-    assert str(out.value) == str(ref.value)
+    assert str(out.value).startswith("The size of tensor a (")
+    if HAVE_TORCH:
+        assert str(out.value) == str(ref.value)
 
 
 def test_broadcast_error_text():
@@ -267,8 +308,10 @@ def test_broadcast_error_text():
 
 
 def test_inplace_cannot_broadcast_self():
-    with pytest.raises(RuntimeError) as ref:
-        torch.ones(3).add_(torch.ones(2, 3))
+    if HAVE_TORCH:
+        with pytest.raises(RuntimeError) as ref:
+            torch.ones(3).add_(torch.ones(2, 3))
     with pytest.raises(RuntimeError) as out:
         tl.ones(3).add_(tl.ones(2, 3))
-    assert str(out.value) == str(ref.value)
+    if HAVE_TORCH:
+        assert str(out.value) == str(ref.value)
