@@ -1,4 +1,6 @@
 """A small model written twice (torchlike and torch) from the same numbers, for parity runs.
+Where PyTorch (the test oracle) is absent, the torch model is None, ``train_step`` on it does
+nothing, and the torchlike model still trains.
 
 Parameters: ``w1`` (4x3), ``b1`` (3), ``w2`` (3x2, frozen: requires_grad=False), ``b2`` (2)
 and ``unused`` (5, never reaches the loss, so its grad stays None). Optimizers skip the last
@@ -8,9 +10,10 @@ two, as in PyTorch.
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 import torchlike
+
+from .._parity import HAVE_TORCH, torch
 
 NAMES = ("w1", "b1", "w2", "b2", "unused")
 SHAPES = {"w1": (4, 3), "b1": (3,), "w2": (3, 2), "b2": (2,), "unused": (5,)}
@@ -35,6 +38,7 @@ class Model:
             if n == "w2":
                 p.requires_grad_(False)
             self.params[n] = p
+        self.initial = {n: vals[n] for n in NAMES}
         self.x = lib.tensor(vals["x"])
         self.y = lib.tensor(vals["y"])
 
@@ -59,11 +63,14 @@ class Model:
 
 
 def make_pair(seed: int = 0, dtype=np.float32):
+    """(torchlike model, torch model), the torch one None where PyTorch is absent."""
     vals = init_values(seed, dtype)
-    return Model(torchlike, vals), Model(torch, vals)
+    return Model(torchlike, vals), (Model(torch, vals) if HAVE_TORCH else None)
 
 
-def train_step(model: Model, opt, sched=None):
+def train_step(model: Model | None, opt, sched=None):
+    if model is None:   # the torch side where PyTorch is absent
+        return None
     opt.zero_grad()
     loss = model.loss()
     loss.backward()
@@ -78,6 +85,16 @@ def assert_params_close(tl: Model, th: Model, rtol: float = 1e-5, atol: float = 
     a, b = tl.numpy(), th.numpy()
     for n in NAMES:
         np.testing.assert_allclose(a[n], b[n], rtol=rtol, atol=atol, err_msg=f"{msg} {n}")
+
+
+def assert_untouched_without_grad(model: Model) -> None:
+    """torchlike's own check after training: every parameter is finite, and one whose grad
+    is None (frozen ``w2``, ``unused``) still holds its initial value, as optimizers skip
+    it."""
+    for n, v in model.numpy().items():
+        assert np.isfinite(v).all(), n
+        if model.params[n].grad is None:
+            np.testing.assert_array_equal(v, model.initial[n], err_msg=n)
 
 
 def to_torch_state(sd):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 import torchlike
 
-from ._harness import assert_params_close, make_pair, train_step
+from .._parity import HAVE_TORCH, torch
+from ._harness import assert_params_close, assert_untouched_without_grad, make_pair, train_step
 
 CASES = [
     ("SGD", dict(lr=0.1)),
@@ -60,7 +60,7 @@ def _ids(case):
 def run_pair(name, kw, steps=100, dtype=np.float32, seed=0):
     tl, th = make_pair(seed, dtype)
     o_tl = getattr(torchlike.optim, name)(tl.param_list(), **kw)
-    o_th = getattr(torch.optim, name)(th.param_list(), **kw)
+    o_th = getattr(torch.optim, name)(th.param_list(), **kw) if HAVE_TORCH else None
     for _ in range(steps):
         train_step(tl, o_tl)
         train_step(th, o_th)
@@ -72,6 +72,14 @@ def test_100_steps_match_torch(case):
     name, kw = case[:2]
     dtype = case[2] if len(case) > 2 else np.float32
     tl, th, o_tl, o_th = run_pair(name, kw, dtype=dtype)
+    assert_untouched_without_grad(tl)
+    # frozen/unused parameters without state, except Adagrad's, made for every one up
+    # front; SGD without momentum keeps none
+    want = ([0, 1, 2, 3, 4] if name == "Adagrad" else
+            [] if name == "SGD" and not kw.get("momentum") else [0, 1, 3])
+    assert sorted(o_tl.state_dict()["state"]) == want
+    if not HAVE_TORCH:
+        return
     assert_params_close(tl, th, msg=_ids(case))
     # Same state layout: keys per parameter, frozen/unused parameters without state
     # (except Adagrad, which creates state for every parameter up front, as PyTorch does).
@@ -93,4 +101,6 @@ def test_float64_parameters(name):
           "RMSprop": dict(lr=1e-3, centered=True)}[name]
     tl, th, _, _ = run_pair(name, kw, steps=50, dtype=np.float64)
     assert tl.params["w1"].dtype is torchlike.float64
-    assert_params_close(tl, th, rtol=1e-10, atol=1e-12)
+    assert_untouched_without_grad(tl)
+    if HAVE_TORCH:
+        assert_params_close(tl, th, rtol=1e-10, atol=1e-12)
