@@ -1,8 +1,17 @@
 """Every public op in the table, run over its sample inputs and compared with PyTorch:
 values, dtypes and shapes of the results, gradients w.r.t. floating-point inputs, and
-the in-place variant. An op without samples fails here."""
+the in-place variant. An op without samples fails here.
+
+Which samples PyTorch rejects, and with which exception type, is also recorded in
+``tests/data/op_table_errors.json``, so that without PyTorch torchlike is still held to
+raising there and nowhere else. With PyTorch the record is checked against it; after
+adding or changing samples, rewrite it with ``python -m tests.test_op_table --record``."""
 
 from __future__ import annotations
+
+import json
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -21,11 +30,43 @@ def _cases():
     for spec in PUBLIC:
         samples = samples_of(spec)
         for i, smp in enumerate(samples):
-            cases.append(pytest.param(spec, smp, id=f"{spec.name}-{i}"))
+            cases.append(pytest.param(spec, smp, f"{spec.name}-{i}", id=f"{spec.name}-{i}"))
     return cases
 
 
 CASES = _cases()
+ERRORS_FILE = pathlib.Path(__file__).parent / "data" / "op_table_errors.json"
+_RECORD_HINT = "the record of PyTorch's errors is stale: python -m tests.test_op_table --record"
+
+
+def _recorded() -> dict:
+    if not ERRORS_FILE.exists():
+        return {"forward": {}, "inplace": {}}
+    return json.loads(ERRORS_FILE.read_text())
+
+
+RECORDED = _recorded()
+
+
+def _expect_error(out, kind: str, case_id: str) -> bool:
+    """Without PyTorch: torchlike must raise where PyTorch's recorded run raised (the same
+    exception type) and nowhere else. True when the sample is an error case."""
+    expected = RECORDED[kind].get(case_id)
+    if expected is None:
+        if isinstance(out, Exception):
+            raise out
+        return False
+    assert isinstance(out, Exception), f"PyTorch raises {expected}, torchlike returned {out!r}"
+    assert type(out).__name__ == expected or expected in [
+        c.__name__ for c in type(out).__mro__], \
+        f"PyTorch raises {expected}; torchlike {type(out).__name__}: {out}"
+    return True
+
+
+def _check_record(ref, kind: str, case_id: str) -> None:
+    """With PyTorch: the recorded error (or its absence) is what PyTorch does."""
+    got = type(ref).__name__ if isinstance(ref, Exception) else None
+    assert RECORDED[kind].get(case_id) == got, _RECORD_HINT
 
 
 def test_every_public_op_has_samples():
@@ -60,14 +101,14 @@ def _outputs(out):
     return [out]
 
 
-@pytest.mark.parametrize("spec,smp", CASES)
-def test_forward(spec, smp):
+@pytest.mark.parametrize("spec,smp,case_id", CASES)
+def test_forward(spec, smp, case_id):
     out, _ = _run("tl", spec, smp, grad=False)
     if not HAVE_TORCH:
-        if isinstance(out, Exception):
-            raise out
+        _expect_error(out, "forward", case_id)
         return
     ref, _ = _run("torch", spec, smp, grad=False)
+    _check_record(ref, "forward", case_id)
     if isinstance(ref, Exception):
         assert isinstance(out, Exception), f"torch raised {ref!r}, torchlike returned {out!r}"
         assert type(out).__name__ == type(ref).__name__ or isinstance(out, type(ref)), \
@@ -78,11 +119,23 @@ def test_forward(spec, smp):
     assert_same(out, ref, smp.rtol, smp.atol)
 
 
-@pytest.mark.parametrize("spec,smp", [c for c in CASES if c.values[0].differentiable
-                                      and c.values[1].grad])
-def test_gradient(spec, smp):
+@pytest.mark.parametrize("spec,smp,case_id", [c for c in CASES if c.values[0].differentiable
+                                              and c.values[1].grad])
+def test_gradient(spec, smp, case_id):
     if not HAVE_TORCH:
-        pytest.skip("gradient parity needs PyTorch")
+        # torchlike's gradients still run: one per input, of the input's shape
+        out, leaves = _run("tl", spec, smp, grad=True)
+        if _expect_error(out, "forward", case_id):
+            return
+        outs = [o for o in _outputs(out) if isinstance(o, tl.Tensor) and o.requires_grad]
+        if not outs or not leaves:
+            return
+        loss = sum((o.to(tl.float64) if not o.is_complex() else o.real.to(tl.float64)).sum()
+                   for o in outs)
+        grads = tl.autograd.grad(loss, leaves, allow_unused=True)
+        for g, leaf in zip(grads, leaves):
+            assert g is None or tuple(g.shape) == tuple(leaf.shape)
+        return
     ref, tleaves = _run("torch", spec, smp, grad=True)
     if isinstance(ref, Exception) or not tleaves:
         pytest.skip("no differentiable inputs")
@@ -111,8 +164,8 @@ def test_gradient(spec, smp):
 INPLACE = [c for c in CASES if c.values[0].inplace and not c.values[1].method]
 
 
-@pytest.mark.parametrize("spec,smp", INPLACE)
-def test_inplace_variant(spec, smp):
+@pytest.mark.parametrize("spec,smp,case_id", INPLACE)
+def test_inplace_variant(spec, smp, case_id):
     if not isinstance(smp.args[0], np.ndarray):
         pytest.skip("first argument is not a tensor")
     iname = spec.name + "_" if spec.inplace is True else spec.inplace
@@ -129,8 +182,10 @@ def test_inplace_variant(spec, smp):
         return res, target
     out, _ = run("tl")
     if not HAVE_TORCH:
+        _expect_error(out, "inplace", case_id)
         return
     ref, _ = run("torch")
+    _check_record(ref, "inplace", case_id)
     if isinstance(ref, Exception):
         assert isinstance(out, Exception), f"torch raised {ref!r} but torchlike did not"
         assert type(out).__name__ == type(ref).__name__, f"{type(out)} vs {type(ref)}: {ref}"
@@ -138,3 +193,31 @@ def test_inplace_variant(spec, smp):
     if isinstance(out, Exception):
         raise out
     assert_same(out, ref, smp.rtol, smp.atol)
+
+
+def _record_errors() -> dict:
+    """PyTorch's exception type per sample that it rejects (forward and in-place)."""
+    rec: dict = {"forward": {}, "inplace": {}}
+    for spec, smp, case_id in (c.values for c in CASES):
+        ref, _ = _run("torch", spec, smp, grad=False)
+        if isinstance(ref, Exception):
+            rec["forward"][case_id] = type(ref).__name__
+    for spec, smp, case_id in (c.values for c in INPLACE):
+        if not isinstance(smp.args[0], np.ndarray):
+            continue
+        iname = spec.name + "_" if spec.inplace is True else spec.inplace
+        args = convert(smp.args, "torch")
+        kwargs = convert(smp.kwargs, "torch")
+        try:
+            getattr(args[0], iname)(*args[1:], **kwargs)
+        except Exception as e:  # noqa: BLE001
+            rec["inplace"][case_id] = type(e).__name__
+    return rec
+
+
+if __name__ == "__main__" and "--record" in sys.argv:
+    if not HAVE_TORCH:
+        raise SystemExit("recording PyTorch's errors needs PyTorch")
+    ERRORS_FILE.parent.mkdir(exist_ok=True)
+    ERRORS_FILE.write_text(json.dumps(_record_errors(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {ERRORS_FILE}")
