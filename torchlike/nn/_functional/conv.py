@@ -2,7 +2,8 @@
 fold/unfold and grid sampling.
 
 Each function mirrors the ``torch.nn.functional`` function of the same name (signature,
-defaults, errors, autograd node names). Kernels live in ``_ops/nn_conv.py``; those that
+defaults, errors, autograd node names). Kernels live in ``_ops/nn_conv.py``,
+``_ops/nn_pool.py`` and ``_ops/nn_resample.py``; those that
 PyTorch exposes as ``torch.X`` (``conv2d``, ``max_pool2d``, ``avg_pool1d``,
 ``pixel_shuffle``...) are the same table ops.
 
