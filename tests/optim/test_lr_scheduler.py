@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
-import torch
 
 import torchlike
 
-from ._harness import assert_params_close, make_pair, train_step
+from .._parity import HAVE_TORCH, torch
+from ._harness import assert_params_close, assert_untouched_without_grad, make_pair, train_step
 
 
 def _sched(lib, name, opt):
@@ -67,19 +67,28 @@ def _optimizers(lib, model, opt_name):
 @pytest.mark.parametrize("name", NAMES)
 def test_scheduler_matches_torch(name, opt_name):
     tl, th = make_pair()
-    o_tl, o_th = _optimizers(torchlike, tl, opt_name), _optimizers(torch, th, opt_name)
-    s_tl, s_th = _sched(torchlike, name, o_tl), _sched(torch, name, o_th)
-    assert s_tl.get_last_lr() == s_th.get_last_lr()
+    o_tl = _optimizers(torchlike, tl, opt_name)
+    s_tl = _sched(torchlike, name, o_tl)
+    o_th = _optimizers(torch, th, opt_name) if HAVE_TORCH else None
+    s_th = _sched(torch, name, o_th) if HAVE_TORCH else None
+    if HAVE_TORCH:
+        assert s_tl.get_last_lr() == s_th.get_last_lr()
     for i in range(100):
         train_step(tl, o_tl, s_tl)
         train_step(th, o_th, s_th)
-        np.testing.assert_allclose(s_tl.get_last_lr(), s_th.get_last_lr(), rtol=1e-15,
-                                   err_msg=f"step {i}")
-        for g_tl, g_th in zip(o_tl.param_groups, o_th.param_groups):
-            for key in ("momentum", "betas"):
-                if key in g_th:
-                    np.testing.assert_allclose(g_tl[key], g_th[key], rtol=1e-15)
-    assert_params_close(tl, th, msg=name)
+        lrs = s_tl.get_last_lr()
+        assert len(lrs) == 2 and all(np.isfinite(lrs)), i
+        assert lrs == [g["lr"] for g in o_tl.param_groups]
+        if HAVE_TORCH:
+            np.testing.assert_allclose(lrs, s_th.get_last_lr(), rtol=1e-15,
+                                       err_msg=f"step {i}")
+            for g_tl, g_th in zip(o_tl.param_groups, o_th.param_groups):
+                for key in ("momentum", "betas"):
+                    if key in g_th:
+                        np.testing.assert_allclose(g_tl[key], g_th[key], rtol=1e-15)
+    assert_untouched_without_grad(tl)
+    if HAVE_TORCH:
+        assert_params_close(tl, th, msg=name)
 
 
 @pytest.mark.parametrize("kw", [
@@ -92,34 +101,56 @@ def test_scheduler_matches_torch(name, opt_name):
 ])
 def test_reduce_lr_on_plateau_matches_torch(kw):
     tl, th = make_pair()
-    o_tl, o_th = _optimizers(torchlike, tl, "SGD"), _optimizers(torch, th, "SGD")
+    o_tl = _optimizers(torchlike, tl, "SGD")
     s_tl = torchlike.optim.lr_scheduler.ReduceLROnPlateau(o_tl, **kw)
-    s_th = torch.optim.lr_scheduler.ReduceLROnPlateau(o_th, **kw)
+    if HAVE_TORCH:
+        o_th = _optimizers(torch, th, "SGD")
+        s_th = torch.optim.lr_scheduler.ReduceLROnPlateau(o_th, **kw)
+    prev = s_tl.get_last_lr()
     for i in range(100):
         l_tl = train_step(tl, o_tl)
-        l_th = train_step(th, o_th)
         s_tl.step(l_tl)
-        s_th.step(l_th)
-        assert s_tl.get_last_lr() == pytest.approx(s_th.get_last_lr(), rel=1e-12), i
-        assert s_tl.num_bad_epochs == s_th.num_bad_epochs
-    assert_params_close(tl, th)
+        lrs = s_tl.get_last_lr()   # only ever reduced, by ``factor`` at most, to ``min_lr``
+        assert all(new <= old for new, old in zip(lrs, prev)), i
+        assert all(new >= old * kw.get("factor", 0.1) * (1 - 1e-12)
+                   for new, old in zip(lrs, prev)), i
+        prev = lrs
+        if HAVE_TORCH:
+            l_th = train_step(th, o_th)
+            s_th.step(l_th)
+            assert s_tl.get_last_lr() == pytest.approx(s_th.get_last_lr(), rel=1e-12), i
+            assert s_tl.num_bad_epochs == s_th.num_bad_epochs
+    assert_untouched_without_grad(tl)
+    if HAVE_TORCH:
+        assert_params_close(tl, th)
 
 
 def test_attributes_and_closed_form():
     tl, th = make_pair()
-    o_tl, o_th = _optimizers(torchlike, tl, "SGD"), _optimizers(torch, th, "SGD")
+    o_tl = _optimizers(torchlike, tl, "SGD")
     s_tl = torchlike.optim.lr_scheduler.StepLR(o_tl, step_size=3, gamma=0.5)
-    s_th = torch.optim.lr_scheduler.StepLR(o_th, step_size=3, gamma=0.5)
-    assert s_tl.base_lrs == s_th.base_lrs == [0.1, 0.05]
-    assert s_tl.last_epoch == s_th.last_epoch == 0
-    assert s_tl._step_count == s_th._step_count == 1
-    for sched, opt in ((s_tl, o_tl), (s_th, o_th)):
+    pairs = [(s_tl, o_tl)]
+    if HAVE_TORCH:
+        o_th = _optimizers(torch, th, "SGD")
+        s_th = torch.optim.lr_scheduler.StepLR(o_th, step_size=3, gamma=0.5)
+        pairs.append((s_th, o_th))
+        assert s_tl.base_lrs == s_th.base_lrs
+        assert s_tl.last_epoch == s_th.last_epoch
+        assert s_tl._step_count == s_th._step_count
+    assert s_tl.base_lrs == [0.1, 0.05]
+    assert s_tl.last_epoch == 0
+    assert s_tl._step_count == 1
+    for sched, opt in pairs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             opt.step()
             sched.step(7)  # the deprecated epoch argument selects the closed form
-    assert s_tl.get_last_lr() == s_th.get_last_lr()
-    assert set(s_tl.state_dict()) == set(s_th.state_dict())
+    # the closed form: lr * gamma ** (7 // 3)
+    assert s_tl.get_last_lr() == pytest.approx([0.1 * 0.25, 0.05 * 0.25], rel=1e-15)
+    assert {"step_size", "gamma", "base_lrs", "last_epoch"} <= set(s_tl.state_dict())
+    if HAVE_TORCH:
+        assert s_tl.get_last_lr() == s_th.get_last_lr()
+        assert set(s_tl.state_dict()) == set(s_th.state_dict())
 
 
 def test_warns_when_stepped_before_optimizer():
@@ -141,22 +172,29 @@ def test_scheduler_state_dict_resume():
     tl, th = make_pair()
     o_tl = torchlike.optim.SGD(tl.param_list(), lr=0.1, momentum=0.9)
     s_tl = torchlike.optim.lr_scheduler.CosineAnnealingLR(o_tl, T_max=20)
-    o_th = torch.optim.SGD(th.param_list(), lr=0.1, momentum=0.9)
-    s_th = torch.optim.lr_scheduler.CosineAnnealingLR(o_th, T_max=20)
+    o_th = torch.optim.SGD(th.param_list(), lr=0.1, momentum=0.9) if HAVE_TORCH else None
+    s_th = torch.optim.lr_scheduler.CosineAnnealingLR(o_th, T_max=20) if HAVE_TORCH else None
     for _ in range(7):
         train_step(tl, o_tl, s_tl)
         train_step(th, o_th, s_th)
     sd = s_tl.state_dict()
-    assert set(sd) == set(s_th.state_dict())
+    if HAVE_TORCH:
+        assert set(sd) == set(s_th.state_dict())
     o2 = torchlike.optim.SGD(tl.param_list(), lr=0.1, momentum=0.9)
     o2.load_state_dict(o_tl.state_dict())
     s2 = torchlike.optim.lr_scheduler.CosineAnnealingLR(o2, T_max=20)
     s2.load_state_dict(sd)
-    for _ in range(10):
+    for epoch in range(8, 18):
         train_step(tl, o2, s2)
         train_step(th, o_th, s_th)
-        assert s2.get_last_lr() == pytest.approx(s_th.get_last_lr(), rel=1e-15)
-    assert_params_close(tl, th)
+        # the resumed schedule goes on from epoch 7: 0.1 * (1 + cos(pi * epoch / 20)) / 2
+        assert s2.get_last_lr() == pytest.approx([0.05 * (1 + np.cos(np.pi * epoch / 20))],
+                                                 rel=1e-12)
+        if HAVE_TORCH:
+            assert s2.get_last_lr() == pytest.approx(s_th.get_last_lr(), rel=1e-15)
+    assert_untouched_without_grad(tl)
+    if HAVE_TORCH:
+        assert_params_close(tl, th)
 
 
 def test_scheduler_errors():
