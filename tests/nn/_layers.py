@@ -32,10 +32,7 @@ def check_module(tl_mod, torch_mod, inputs, *, train: bool = True, rtol=1e-5, at
     outputs, then backprop a fixed random weighting of the outputs and compare the
     gradients of float inputs and of every parameter. Returns the torchlike outputs."""
     if not HAVE_TORCH:
-        out = (call or (lambda m, *a: m(*a)))(tl_mod.train(train),
-                                             *[tl.tensor(x) if isinstance(x, np.ndarray) else x
-                                               for x in inputs])
-        return out
+        return _run_torchlike_only(tl_mod, inputs, train=train, grad=grad, call=call)
     copy_state(tl_mod, torch_mod)
     tl_mod.train(train)
     torch_mod.train(train)
@@ -71,6 +68,34 @@ def check_module(tl_mod, torch_mod, inputs, *, train: bool = True, rtol=1e-5, at
                     assert p.grad is None, f"{name}.grad should be None"
                 else:
                     assert_same(p.grad, tp.grad, rtol * 10, atol * 10, f"{name}.grad")
+    return out
+
+
+def _run_torchlike_only(tl_mod, inputs, *, train, grad, call):
+    """Without PyTorch: run the torchlike module alone, forward and (with ``grad``) the
+    same weighted backward as ``check_module``, and check every gradient it gives has the
+    shape and dtype of its input or parameter."""
+    tl_mod.train(train)
+    tl_in = []
+    for x in inputs:
+        if isinstance(x, np.ndarray):
+            rg = grad and np.issubdtype(x.dtype, np.floating)
+            tl_in.append(tl.tensor(x).requires_grad_(rg))
+        else:
+            tl_in.append(x)
+    out = (call or (lambda m, *a: m(*a)))(tl_mod, *tl_in)
+    if grad:
+        outs = [o for o in _flat(out) if isinstance(o, tl.Tensor) and o.requires_grad]
+        if outs:
+            rng = np.random.default_rng(0)
+            ws = [rng.uniform(0.5, 1.5, tuple(o.shape)) for o in outs]
+            sum((o.double() * tl.tensor(w)).sum() for o, w in zip(outs, ws)).backward()
+            named = [(f"input[{i}]", a) for i, a in enumerate(tl_in)
+                     if isinstance(a, tl.Tensor) and a.requires_grad]
+            for name, a in named + list(tl_mod.named_parameters()):
+                if a.grad is not None:
+                    assert tuple(a.grad.shape) == tuple(a.shape), f"{name}.grad shape"
+                    assert a.grad.dtype == a.dtype, f"{name}.grad dtype"
     return out
 
 

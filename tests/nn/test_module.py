@@ -12,7 +12,7 @@ import pytest
 import torchlike as tl
 from torchlike import nn
 
-from .._parity import HAVE_TORCH, requires_torch, torch
+from .._parity import HAVE_TORCH, torch
 
 
 def both(fn):
@@ -140,7 +140,6 @@ def test_load_state_dict_assign():
     assert isinstance(b.w, nn.Parameter) and b.w.tolist() == [[3.0, 3.0], [3.0, 3.0]]
 
 
-@requires_torch
 def test_load_state_dict_error_text_matches_torch():
     def make(lib):
         m = lib.nn.Module()
@@ -153,7 +152,12 @@ def test_load_state_dict_error_text_matches_torch():
             make(lib).load_state_dict({"weight": lib.zeros(4, 4), "x": lib.zeros(1)})
         return str(ei.value)
     out, ref = both(err)
-    assert _replace(out) == ref
+    assert out.startswith("Error(s) in loading state_dict for Module:\n\t")
+    assert 'Unexpected key(s) in state_dict: "x".' in out
+    assert 'Missing key(s) in state_dict: "bias".' in out
+    assert "size mismatch for weight: copying a param with shape torchlike.Size([4, 4])" in out
+    if HAVE_TORCH:
+        assert _replace(out) == ref
 
 
 # --------------------------------------------------------------------- printing
