@@ -74,6 +74,17 @@ def _eps(dtype) -> float:
     return float(jnp.finfo(jnp.zeros((), dtype).real.dtype).eps)
 
 
+def _default_tols(A, atol, rtol) -> tuple:
+    """PyTorch's ``(atol, rtol)`` for ``pinv`` and ``matrix_rank``: without either, ``rtol``
+    is ``eps * max(m, n)``; with only ``atol > 0``, ``rtol`` is 0."""
+    m, n = A.shape[-2:]
+    if atol is None and rtol is None:
+        rtol = _eps(A.dtype) * max(m, n)
+    elif rtol is None:
+        rtol = 0.0 if (atol or 0) > 0 else _eps(A.dtype) * max(m, n)
+    return (0.0 if atol is None else atol), rtol
+
+
 def _sq(*shape, dtype="float32", spd=False, seed=None):
     """A well-conditioned (or symmetric positive-definite) batch of square matrices."""
     a = arr(*shape, dtype=dtype, seed=seed)

@@ -14,7 +14,7 @@ from .._core.tensor import wrap_dim
 from .._ops._common import broadcast_shapes_or_raise
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
-from ._common import _eps, _linalg, _sq
+from ._common import _default_tols, _linalg, _sq
 from ._factorize import _eigh_core
 
 
@@ -221,14 +221,9 @@ _linalg("vecdot", _vecdot, "x, y, *, dim=-1, out=None", tensor_args=("x", "y"),
 # ---------------------------------------------------------------------------
 # rank and condition number
 def _matrix_rank(A, tol=None, hermitian=False, atol=None, rtol=None, out=None):
-    m, n = A.shape[-2:]
     if tol is not None:
         atol, rtol = tol, 0.0
-    if atol is None and rtol is None:
-        rtol = _eps(A.dtype) * max(m, n)
-    elif rtol is None:
-        rtol = 0.0 if (atol or 0) > 0 else _eps(A.dtype) * max(m, n)
-    atol = 0.0 if atol is None else atol
+    atol, rtol = _default_tols(A, atol, rtol)
     if hermitian:
         s = jnp.abs(_eigh_core(A, "L")[0])
     else:

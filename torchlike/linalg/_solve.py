@@ -15,7 +15,7 @@ from .._ops._common import broadcast_shapes_or_raise
 from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
-from ._common import (_check_singular, _eps, _expose, _float_square, _hermitian_from,
+from ._common import (_check_singular, _default_tols, _eps, _expose, _float_square, _hermitian_from,
                       _inv_message, _linalg, _mH, _mT, _sq, _zero_pivot)
 
 
@@ -99,12 +99,7 @@ _linalg("inv_ex", _inv_ex, "A, *, check_errors=False, out=None", tensor_args=("A
 
 
 def _pinv_core(A, atol, rtol, hermitian):
-    m, n = A.shape[-2:]
-    if atol is None and rtol is None:
-        rtol = _eps(A.dtype) * max(m, n)
-    elif rtol is None:
-        rtol = 0.0 if (atol or 0) > 0 else _eps(A.dtype) * max(m, n)
-    atol = 0.0 if atol is None else atol
+    atol, rtol = _default_tols(A, atol, rtol)
     if hermitian:
         # the value reads the lower triangle only; the gradient is PyTorch's generic one
         A = jax.lax.stop_gradient(_hermitian_from(A, True) - A) + A
