@@ -126,3 +126,15 @@ def normalize_error(msg: str) -> str:
     # which differs between PyTorch's files and ours: compare sets of words as sorted
     return re.sub(r"\{('[^']*'(?:, '[^']*')+)\}",
                   lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", msg)
+
+
+def check_gradient_shapes(outs, leaves) -> None:
+    """Without PyTorch: torchlike's backward of ``outs`` (their real parts, summed in
+    float64) still runs, giving each input a gradient of its shape or None."""
+    outs = [o for o in outs if isinstance(o, tl.Tensor) and o.requires_grad]
+    if not outs or not leaves:
+        return
+    loss = sum((o.real if o.is_complex() else o).to(tl.float64).sum() for o in outs)
+    grads = tl.autograd.grad(loss, leaves, allow_unused=True)
+    for g, leaf in zip(grads, leaves):
+        assert g is None or tuple(g.shape) == tuple(leaf.shape)
