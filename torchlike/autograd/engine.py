@@ -506,13 +506,7 @@ def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
             for i in captures.get((sink, 0), ()):
                 captured[i] = _tensor_of(g)
         grads = ()
-    for sink, g in zip(leaves, grads):
-        var = sink.variable
-        # ``_accumulate`` without grad mode, hooks or create_graph (the plan has none)
-        if var._grad is None:
-            var._grad = _tensor_of(g)
-        else:
-            var._grad._set_value(_add_arrays(var._grad._value, g))
+    _accumulate_fused([sink.variable for sink in leaves], grads)
     if not retain_graph:
         for node in walked:
             node._release()
@@ -647,16 +641,21 @@ def _fast_backward(outputs, arrays, retain_graph: bool):
         res = fn(arrays, [nodes[i]._dyn for i in steps])
     except Exception:
         return g
-    for var, a in zip(leaves, res):
-        # ``_accumulate`` without grad mode, hooks or create_graph (the key has none)
-        if var._grad is None:
-            var._grad = _tensor_of(a)
-        else:
-            var._grad._set_value(_add_arrays(var._grad._value, a))
+    _accumulate_fused(leaves, res)
     if not retain_graph:
         for i in release:
             nodes[i]._release()
     return True
+
+
+def _accumulate_fused(variables, arrays) -> None:
+    """``_accumulate`` of a fused backward's leaf gradients: without grad mode, hooks or
+    create_graph (neither the plan nor the fast path's key has any)."""
+    for var, a in zip(variables, arrays):
+        if var._grad is None:
+            var._grad = _tensor_of(a)
+        else:
+            var._grad._set_value(_add_arrays(var._grad._value, a))
 
 
 def _grad_saved(var: Tensor, nodes: list) -> bool:
