@@ -336,6 +336,8 @@ _DEPS_MAX = 1024
 
 
 def _detach_independent(node: OpNode, inputs, grads, res, keep=()) -> None:
+    if all(r._requires_grad is False for r in res if r is not None):
+        return
     flat_t: list = []     # the tensors behind the VJP's array arguments, in order
     flat_a: list = []
     sig: list = []
@@ -356,9 +358,6 @@ def _detach_independent(node: OpNode, inputs, grads, res, keep=()) -> None:
         walk(t, a)
     for g in grads:
         walk(g, None if g is None else g._value)
-    req = [isinstance(t, Tensor) and t._requires_grad for t in flat_t]
-    if all(r._requires_grad is False for r in res if r is not None):
-        return
     key = (node._spec.name, node._statics, node._cast, node._mask, node._zavals, tuple(sig))
     try:
         deps = _DEPS.get(key)
@@ -372,8 +371,8 @@ def _detach_independent(node: OpNode, inputs, grads, res, keep=()) -> None:
             _DEPS.clear()
         _DEPS[key] = deps
     live = 0
-    for i, r in enumerate(req):
-        if r:
+    for i, t in enumerate(flat_t):
+        if isinstance(t, Tensor) and t._requires_grad:
             live |= 1 << i
     for r, d, pos in zip(res, deps, node._edge_pos):
         if r is not None and r._requires_grad and not d & live and pos not in keep:
