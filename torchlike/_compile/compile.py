@@ -38,12 +38,12 @@
 # [Finding state once]), build the cache key, hand the arrays to the executable and
 # write the results back. On CPU the executable's call was measured to return only after
 # about a whole step (its inputs are the previous step's donated outputs), so the Python
-# time around it adds to every step rather than overlapping the program. The key holds a small number
-# standing for the found state's signature (a tuple of every storage's id, which would
-# otherwise be hashed on every call); the arguments' storages are indexed apart from the
-# found state's index instead of copying it; the write-back follows plans made when the
-# program was traced (which owners' version counters move, which gradients are new);
-# the recycled gradients' checks run inline. Python time per call outside the
+# time around it adds to every step rather than overlapping the program. The key holds a
+# small number standing for the found state's signature (a tuple of every storage's id,
+# which would otherwise be hashed on every call); the arguments' storages are indexed
+# apart from the found state's index instead of copying it; the write-back follows plans
+# made when the program was traced (which owners' version counters move, which
+# gradients are new); the recycled gradients' checks run inline. Python time per call outside the
 # executable (``time.perf_counter``, best of 7, the step_overhead benchmark's SGD stacks
 # of 1, 10 and 100 Linear layers): about 16, 54 and 380 us before, 14, 48 and 330 us
 # after.
