@@ -21,6 +21,17 @@ class _ComposedScheduler(LRScheduler):
 
     _schedulers: list[LRScheduler]
 
+    def _check_schedulers(self, schedulers, optimizer) -> None:
+        """PyTorch's checks of the composed schedulers: each has an optimizer, is not a
+        ``ReduceLROnPlateau`` and steps ``optimizer``."""
+        for scheduler_idx, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, 'optimizer'):
+                raise TypeError(f'{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute.')
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f'{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be specified when calling `step`, but got one at index {scheduler_idx} in the given schedulers sequence.')
+            if optimizer != scheduler.optimizer:
+                raise ValueError(f'{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, which is different from {optimizer.__class__.__name__}.')
+
     def state_dict(self) -> dict[str, Any]:
         state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', '_schedulers')}
         state_dict['_schedulers'] = [None] * len(self._schedulers)
@@ -43,13 +54,7 @@ class SequentialLR(_ComposedScheduler):
     def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int=-1) -> None:
         if len(schedulers) < 1:
             raise ValueError(f'{self.__class__.__name__} expects at least one scheduler, but got no scheduler.')
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, 'optimizer'):
-                raise TypeError(f'{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute.')
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f'{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be specified when calling `step`, but got one at index {scheduler_idx} in the given schedulers sequence.')
-            if optimizer != scheduler.optimizer:
-                raise ValueError(f'{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, which is different from {optimizer.__class__.__name__}.')
+        self._check_schedulers(schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(f'Sequential Schedulers expects number of schedulers provided to be one more than the number of milestone points, but got number of schedulers {len(schedulers)} and the number of milestones to be equal to {len(milestones)}')
         self._schedulers = schedulers
@@ -89,13 +94,7 @@ class ChainedScheduler(_ComposedScheduler):
         if len(schedulers) < 1:
             raise ValueError(f'{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler.')
         optimizer = optimizer or schedulers[0].optimizer
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, 'optimizer'):
-                raise TypeError(f'{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute.')
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f'{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be specified when calling `step`, but got one at index {scheduler_idx} in the given schedulers sequence.')
-            if optimizer != scheduler.optimizer:
-                raise ValueError(f'{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, which is different from {optimizer.__class__.__name__}.')
+        self._check_schedulers(schedulers, optimizer)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, 'lr')

@@ -16,6 +16,18 @@ from ._lr_base import (LRScheduler, _enable_get_lr_call, _format_param, _param_g
 from .optimizer import Optimizer
 
 
+def _start_momentums(optimizer: Optimizer, use_beta1: bool, max_momentums, base_momentums) -> None:
+    """CyclicLR's and OneCycleLR's first step: each group's momentum (or Adam's beta1)
+    starts at its maximum, and the group keeps both bounds, as PyTorch's do."""
+    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
+        if use_beta1:
+            group['betas'] = (m_momentum, *group['betas'][1:])
+        else:
+            group['momentum'] = m_momentum
+        group['max_momentum'] = m_momentum
+        group['base_momentum'] = b_momentum
+
+
 class CyclicLR(LRScheduler):
     """Mirrors ``torch.optim.lr_scheduler.CyclicLR``: triangular, triangular2 and exp_range cycles
     or a custom ``scale_fn``; with ``cycle_momentum`` it cycles ``momentum`` (or Adam's beta1)
@@ -50,13 +62,7 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _format_param('base_momentum', optimizer, base_momentum)
             self.max_momentums = _format_param('max_momentum', optimizer, max_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True):
-                    if self.use_beta1:
-                        group['betas'] = (m_momentum, *group['betas'][1:])
-                    else:
-                        group['momentum'] = m_momentum
-                    group['max_momentum'] = m_momentum
-                    group['base_momentum'] = b_momentum
+                _start_momentums(optimizer, self.use_beta1, self.max_momentums, self.base_momentums)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -245,13 +251,7 @@ class OneCycleLR(LRScheduler):
             max_momentums = _format_param('max_momentum', optimizer, max_momentum)
             base_momentums = _format_param('base_momentum', optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
-                    if self.use_beta1:
-                        group['betas'] = (m_momentum, *group['betas'][1:])
-                    else:
-                        group['momentum'] = m_momentum
-                    group['max_momentum'] = m_momentum
-                    group['base_momentum'] = b_momentum
+                _start_momentums(optimizer, self.use_beta1, max_momentums, base_momentums)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, *args, **kwargs):

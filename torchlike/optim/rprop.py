@@ -36,8 +36,8 @@ class Rprop(Optimizer):
         for group in self.param_groups:
             params = self._params_with_grad(group)
             lr = _to_scalar(group["lr"])
-            keys = self._init_state(params, [("step", 0.0), ("prev", ZEROS),
-                                             ("step_size", lambda p: _full_like(p, lr))])
+            self._init_state(params, [("step", 0.0), ("prev", ZEROS),
+                                    ("step_size", lambda p: _full_like(p, lr))])
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             self._apply_update(
