@@ -11,7 +11,7 @@ from jax import lax
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
 from ._common import shape_str
-from .reduction_common import _as_1d_row, _int_dim, _is_int_like, _short, _ties
+from .reduction_common import _as_1d_row, _int_dim, _is_int_like, _pick_row, _short, _ties
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -111,10 +111,7 @@ def _cummax_fn(kind):
         axis = wrap_dim(dim, input.ndim)
         row = _as_1d_row(input, axis)
         idx = _cum_extreme_idx(row, kind)
-        vals = jnp.take_along_axis(row, idx, axis=-1)
-        if input.ndim == 0:
-            return vals.reshape(()), idx.reshape(())
-        return jnp.moveaxis(vals, -1, axis), jnp.moveaxis(idx, -1, axis)
+        return _pick_row(input, axis, row, idx)
     return fn
 
 

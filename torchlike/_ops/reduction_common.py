@@ -108,6 +108,15 @@ def _as_1d_row(x, axis):
     return jnp.moveaxis(x, axis, -1)
 
 
+def _pick_row(input, axis, row, idx):
+    """``(values, indices)`` of ``row`` (``_as_1d_row(input, axis)``) at the indices
+    ``idx`` along its last axis, moved back to ``axis`` of ``input``'s layout."""
+    vals = jnp.take_along_axis(row, idx, axis=-1)
+    if input.ndim == 0:
+        return vals.reshape(()), idx.reshape(())
+    return jnp.moveaxis(vals, -1, axis), jnp.moveaxis(idx, -1, axis)
+
+
 def _from_row(y, axis, ndim, keepdim):
     """Inverse of ``_as_1d_row`` for a result with a size-1 last axis."""
     if ndim == 0:

@@ -12,7 +12,8 @@ from jax import lax
 
 from .._core.tensor import Tensor, wrap_dim
 from ._common import shape_str
-from .reduction_common import _argsort_last, _as_1d_row, _gather_dim, _sort_key, _ties
+from .reduction_common import (_argsort_last, _as_1d_row, _gather_dim, _pick_row, _sort_key,
+                               _ties)
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -25,10 +26,7 @@ def _sort_fn(input, dim=-1, descending=False, stable=False):
     axis = wrap_dim(dim, input.ndim)
     row = _as_1d_row(input, axis)
     idx = _argsort_last(row, descending)
-    vals = jnp.take_along_axis(row, idx, axis=-1)
-    if input.ndim == 0:
-        return vals.reshape(()), idx.reshape(())
-    return jnp.moveaxis(vals, -1, axis), jnp.moveaxis(idx, -1, axis)
+    return _pick_row(input, axis, row, idx)
 
 
 def _sort_check(input, dim=-1, descending=False, stable=False):
@@ -83,10 +81,7 @@ def _topk_fn(input, k, dim=-1, largest=True, sorted=True):
     axis = wrap_dim(dim, input.ndim)
     row = _as_1d_row(input, axis)
     idx = _argsort_last(row, largest)[..., :k]
-    vals = jnp.take_along_axis(row, idx, axis=-1)
-    if input.ndim == 0:
-        return vals.reshape(()), idx.reshape(())
-    return jnp.moveaxis(vals, -1, axis), jnp.moveaxis(idx, -1, axis)
+    return _pick_row(input, axis, row, idx)
 
 
 def _topk_check(input, k, dim=-1, largest=True, sorted=True):
