@@ -3,7 +3,7 @@
 Cases: an 8x8 add, a 64x64 matmul, a 10-op elementwise chain and a 3-layer MLP written
 with raw tensor ops; each computes a scalar loss and its gradients w.r.t. the inputs.
 torchlike runs twice: as it is (a graph walked many times gets its backward fused into
-one executable, Note [Fused backward] in torchlike/autograd/engine.py) and per-node (that
+one executable, Note [Fused backward] in torchlike/autograd/_fusion.py) and per-node (that
 switched off). torchlike and PyTorch are timed in interleaved blocks so that a shared
 machine loads them alike. Prints per-case times and ratios measured in this one run (no
 asserts); benchmarks/README.md has the recorded figures.
@@ -121,7 +121,7 @@ def _interleaved(fns: list, rounds: int = 15, budget: float = 0.04) -> list:
 def torchlike_step(case, arrays, fuse=True):
     """``fuse=False``: every backward node runs as its own executable (the engine's
     fused backward, Note [Fused backward], switched off)."""
-    from torchlike.autograd import engine
+    from torchlike.autograd import _fusion
     ts = [tl.tensor(a, requires_grad=True) for a in arrays]
 
     def step():
@@ -131,12 +131,12 @@ def torchlike_step(case, arrays, fuse=True):
         ts[0].grad._value.block_until_ready()
 
     def per_node_step():
-        prev = getattr(engine, "_FUSE_MAX_NODES", None)   # None: a version without it
-        engine._FUSE_MAX_NODES = -1
+        prev = _fusion._FUSE_MAX_NODES
+        _fusion._FUSE_MAX_NODES = -1
         try:
             step()
         finally:
-            engine._FUSE_MAX_NODES = prev
+            _fusion._FUSE_MAX_NODES = prev
     return step if fuse else per_node_step
 
 

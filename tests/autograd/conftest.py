@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchlike.autograd import engine
+from torchlike.autograd import _fusion
 
 
 @pytest.fixture
@@ -12,9 +12,9 @@ def fuse_after(monkeypatch):
     """``fuse_after(n)``: the engine compiles a fused backward on a graph's n-th sighting
     (Note [Fused backward]), starting from empty tables; undone after the test."""
     def set_threshold(n: int) -> None:
-        monkeypatch.setattr(engine, "_FUSE_AFTER", n)
-        monkeypatch.setattr(engine, "_sightings", {})
-        monkeypatch.setattr(engine, "_fused", {})
+        monkeypatch.setattr(_fusion, "_FUSE_AFTER", n)
+        monkeypatch.setattr(_fusion, "_sightings", {})
+        monkeypatch.setattr(_fusion, "_fused", {})
     return set_threshold
 
 

@@ -1,4 +1,4 @@
-"""The fused backward's fast path (Note [Fused backward] in torchlike/autograd/engine.py):
+"""The fused backward's fast path (Note [Fused backward] in torchlike/autograd/_fusion.py):
 once a graph's program ran fused, ``backward()`` goes from the graph's key straight to
 the compiled program. It must give what the planned fused run gives (bit for bit), what
 the per-node walk and PyTorch give, and leave every case it cannot reproduce (hooks,
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from torchlike.autograd import engine
+from torchlike.autograd import _fusion, engine
 
 from .._parity import HAVE_TORCH, assert_same, normalize_error, torch
 
@@ -27,12 +27,12 @@ pytestmark = pytest.mark.usefixtures("fuse_early")
 def plans(monkeypatch):
     """How many times the engine planned a fused run (the fast path does not)."""
     calls = []
-    orig = engine._fused_plan
+    orig = _fusion._fused_plan
 
     def counted(*args, **kw):
         calls.append(1)
         return orig(*args, **kw)
-    monkeypatch.setattr(engine, "_fused_plan", counted)
+    monkeypatch.setattr(_fusion, "_fused_plan", counted)
     return calls
 
 
@@ -90,7 +90,7 @@ def steps(fw, case, n, zero=True):
 
 def per_node(monkeypatch, case, n, zero=True):
     with monkeypatch.context() as m:
-        m.setattr(engine, "_FUSE_MAX_NODES", -1)   # the fused backward switched off
+        m.setattr(_fusion, "_FUSE_MAX_NODES", -1)   # the fused backward switched off
         return steps(tl, case, n, zero)
 
 
@@ -104,7 +104,7 @@ def test_fast_path_matches_planned_fused_eager_and_pytorch(case, plans, monkeypa
     got = steps(tl, case, 5)
     # sighting 1 eager, 2 compiled and run from the plan, then the fast path only
     assert len(plans) == 2
-    assert len(engine._fused) == 1 and len(engine._fast) == 1
+    assert len(_fusion._fused) == 1 and len(_fusion._fast) == 1
     for s in got[2:]:
         for g, g1 in zip(s, got[1]):
             assert (g is None) == (g1 is None)
@@ -123,7 +123,7 @@ def test_fast_path_matches_planned_fused_eager_and_pytorch(case, plans, monkeypa
 @pytest.mark.parametrize("case", [case_shared, case_views_matmul], ids=["shared", "mm"])
 def test_accumulating_into_existing_grads(case, monkeypatch):
     got = steps(tl, case, 5, zero=False)
-    assert len(engine._fast) == 1
+    assert len(_fusion._fast) == 1
     eager = per_node(monkeypatch, case, 5, zero=False)
     for g, ge in zip(got[-1], eager[-1]):
         assert (g is None) == (ge is None)
@@ -143,7 +143,7 @@ def test_branch_creation_order_is_part_of_the_key():
         else:
             y, x = b.cos(), a.sin()
         loss = (x + y).sum()
-        g = engine._graph_key((loss,), [engine._make_grads((loss,), (None,))[0]._value])
+        g = _fusion._graph_key((loss,), [engine._make_grads((loss,), (None,))[0]._value])
         return g[0]
     assert key(True) == key(True)
     assert key(True) != key(False)
@@ -156,7 +156,7 @@ def test_new_shape_is_a_new_program(plans):
             x.grad = None
             (x.exp() * 2).sum().backward()
             np.testing.assert_allclose(np.asarray(x.grad), 2 * np.e * np.ones(n), rtol=1e-6)
-    assert len(engine._fused) == 2 and len(engine._fast) == 2
+    assert len(_fusion._fused) == 2 and len(_fusion._fast) == 2
     assert len(plans) == 4     # the third round found its program straight away
 
 
@@ -186,7 +186,7 @@ def errors(fw, case):
 @pytest.mark.parametrize("case", ["inplace", "twice", "retain"])
 def test_pytorch_errors_after_the_fast_path_took_over(case):
     msg, g = errors(tl, case)
-    assert len(engine._fast) == 1
+    assert len(_fusion._fast) == 1
     assert msg is not None and ("modified by an inplace operation" in msg
                                 or "backward through the graph a second time" in msg)
     if HAVE_TORCH:
@@ -232,7 +232,7 @@ def hooked(fw, what):
 @pytest.mark.parametrize("what", ["tensor", "retain", "leaf", "post", "node"])
 def test_hooks_added_later_still_run(what):
     res, log = hooked(tl, what)
-    assert len(engine._fast) == 1
+    assert len(_fusion._fast) == 1
     assert len(log) == (0 if what == "retain" else 1)
     if HAVE_TORCH:
         tres, tlog = hooked(torch, what)
@@ -252,7 +252,7 @@ def leaf_grad_saved(fw):
 def test_leaf_grad_saved_by_the_graph(monkeypatch):
     got = leaf_grad_saved(tl)
     with monkeypatch.context() as m:
-        m.setattr(engine, "_FUSE_MAX_NODES", -1)
+        m.setattr(_fusion, "_FUSE_MAX_NODES", -1)
         eager = leaf_grad_saved(tl)
     for g, ge in zip(got, eager):
         np.testing.assert_allclose(np.asarray(g), np.asarray(ge), rtol=1e-6)
@@ -278,7 +278,7 @@ def several_roots(fw, shared_node):
 @pytest.mark.parametrize("shared_node", [False, True])
 def test_several_roots(shared_node, fused, monkeypatch):
     if not fused:
-        monkeypatch.setattr(engine, "_FUSE_MAX_NODES", -1)
+        monkeypatch.setattr(_fusion, "_FUSE_MAX_NODES", -1)
     got = several_roots(tl, shared_node)
     # two roots on one node: the node runs once, with both gradients (it used to be
     # counted twice as a consumer of its inputs, so they never ran)
@@ -292,12 +292,12 @@ def test_tables_replaced_means_planning_again(plans, fuse_after):
     assert len(plans) == 2
     fuse_after(2)                        # fresh ``_fused``: the fast table goes with it
     steps(tl, case_add, 1)
-    assert len(plans) == 3 and len(engine._fast) == 0
+    assert len(plans) == 3 and len(_fusion._fast) == 0
 
 
 def test_switched_off_fusion_is_respected(plans, monkeypatch):
     steps(tl, case_add, 4)
-    monkeypatch.setattr(engine, "_FUSE_MAX_NODES", -1)
+    monkeypatch.setattr(_fusion, "_FUSE_MAX_NODES", -1)
     before = len(plans)
     g = steps(tl, case_add, 2)
     assert len(plans) == before          # neither planned nor run fused

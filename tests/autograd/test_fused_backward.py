@@ -1,4 +1,4 @@
-"""The fused backward (Note [Fused backward] in torchlike/autograd/engine.py): a graph
+"""The fused backward (Note [Fused backward] in torchlike/autograd/_fusion.py): a graph
 walked repeatedly runs as one executable with PyTorch's results, and everything the
 fused walk cannot reproduce (hooks, retain_grad, in-place errors, freed graphs) still
 behaves as in PyTorch."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from torchlike.autograd import engine
+from torchlike.autograd import _fusion
 
 from .._parity import HAVE_TORCH, assert_same, normalize_error, torch
 
@@ -47,7 +47,7 @@ def run_steps(fw, n, zero=True):
 
 def test_fused_steps_match_eager_and_pytorch():
     steps = run_steps(tl, 4)
-    assert len(engine._fused) == 1            # the steps after the first ran fused
+    assert len(_fusion._fused) == 1            # the steps after the first ran fused
     for s in steps[1:]:
         for g, g0 in zip(s, steps[0]):
             np.testing.assert_allclose(np.asarray(g), np.asarray(g0), rtol=1e-6, atol=1e-7)
@@ -57,7 +57,7 @@ def test_fused_steps_match_eager_and_pytorch():
 
 def test_accumulation_into_existing_grads():
     steps = run_steps(tl, 4, zero=False)
-    assert len(engine._fused) == 1
+    assert len(_fusion._fused) == 1
     if HAVE_TORCH:
         assert_same(steps[-1], run_steps(torch, 4, zero=False)[-1], rtol=1e-5, atol=1e-5)
 
@@ -69,7 +69,7 @@ def test_new_shape_is_a_new_program():
             x.grad = None
             (x.exp() * 2).sum().backward()
             np.testing.assert_allclose(np.asarray(x.grad), 2 * np.e * np.ones(n), rtol=1e-6)
-    assert len(engine._fused) == 2
+    assert len(_fusion._fused) == 2
 
 
 def hooked_steps(fw, n):
@@ -88,7 +88,7 @@ def hooked_steps(fw, n):
 def test_hooks_and_retain_grad_still_run():
     g, hg, calls = hooked_steps(tl, 3)
     assert len(calls) == 3 + 6    # one tensor hook per step, the post-hooks pile up
-    assert len(engine._fused) == 0
+    assert len(_fusion._fused) == 0
     if HAVE_TORCH:
         tg, thg, tcalls = hooked_steps(torch, 3)
         assert_same([g, hg], [tg, thg])
@@ -118,7 +118,7 @@ def error_after_fusion(fw, case):
 @pytest.mark.parametrize("case", ["inplace", "twice"])
 def test_errors_still_raised_after_fusion(case):
     msg = error_after_fusion(tl, case)
-    assert len(engine._fused) == 1
+    assert len(_fusion._fused) == 1
     assert msg is not None and ("modified by an inplace operation" in msg
                                 or "backward through the graph a second time" in msg)
     if HAVE_TORCH:
@@ -133,10 +133,10 @@ def test_retain_graph_lets_a_fused_graph_run_again():
         loss.backward(retain_graph=True)
         loss.backward()
     np.testing.assert_allclose(np.asarray(a.grad), 2 * np.cos(A * B) * B, rtol=1e-5)
-    assert len(engine._fused) == 1
+    assert len(_fusion._fused) == 1
 
 
 def test_compile_budget_is_respected(monkeypatch):
-    monkeypatch.setattr(engine._Budget, "compiles_left", 0)
+    monkeypatch.setattr(_fusion._Budget, "compiles_left", 0)
     run_steps(tl, 3)
-    assert len(engine._fused) == 0
+    assert len(_fusion._fused) == 0

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from torchlike.autograd import engine
+from torchlike.autograd import _fusion
 
 from .._parity import HAVE_TORCH, assert_same, torch
 from .test_engine import both, err, graph_of, parity_only
@@ -142,7 +142,7 @@ def test_grad_of_leaves_runs_fused(fuse_after):
         return out
 
     steps = run(tl, 4)
-    assert len(engine._fused) == 2            # both programs ran fused from step 2 on
+    assert len(_fusion._fused) == 2            # both programs ran fused from step 2 on
     for k in range(2, 8, 2):                  # fused steps give the eager step's grads
         for u, v in zip(list(steps[k]) + list(steps[k + 1]), list(steps[0]) + list(steps[1])):
             np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-5, atol=1e-6)
@@ -177,4 +177,4 @@ def test_grad_fused_leaves_hooks_and_nonleaf_inputs_to_the_eager_walk(fuse_after
     for gx, gh in zip(a[::2], a[1::2]):       # the hook doubles x's gradient
         np.testing.assert_allclose(np.asarray(gx), 2 * np.exp(A) * (A + 1), rtol=1e-5)
         np.testing.assert_array_equal(np.asarray(gh), np.full_like(A, 3.0))
-    assert len(engine._fused) == 0
+    assert len(_fusion._fused) == 0
