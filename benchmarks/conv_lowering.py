@@ -20,7 +20,11 @@ the mean time of ``--inner`` calls (ms), and the ratio columns divide by the ``l
 plain-JAX) time. Asserts nothing.
 
     python benchmarks/conv_lowering.py [--parts conv,pool,lenet] [--rounds 15]
-        [--inner 3] [--threads 2]
+        [--inner 3] [--threads 2] [--kernels torchlike|xla-default]
+
+``--kernels`` (default ``torchlike``) compiles every JAX candidate with the compiler
+options torchlike gives its programs with convolutions (Note [XLA's CPU convolution
+kernels] in ``torchlike/_core/xla.py``); ``xla-default`` with XLA's defaults.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 import torchlike  # noqa: E402,F401  (turns on x64 as the library does)
+from torchlike._core import xla  # noqa: E402
 from torchlike._ops import nn_pool  # noqa: E402
 from torchlike._ops.nn_conv_lowering import (conv_forward, conv_lowering,  # noqa: E402
                                              conv_transpose_forward,
@@ -71,6 +76,18 @@ TRANSPOSED = [
     ("T 1-d 32->16 k4 s2 L64", (16, 32, (64,), 16, 4, 2, 1)),
     ("T 16->8 k3 s1 16x16", (32, 16, (16, 16), 8, 3, 1, 1)),
 ]
+
+
+_KERNELS = ["torchlike"]
+
+
+def _jit(fun):
+    """``jax.jit`` as ``--kernels`` says: with the compiler options torchlike compiles its
+    programs with convolutions with (Note [XLA's CPU convolution kernels]), or XLA's
+    defaults (YNNPACK's convolution kernels on CPU)."""
+    if _KERNELS[0] == "torchlike":
+        return xla.jit(fun, convolutions=True)
+    return jax.jit(fun)
 
 
 def bench(fns: dict, rounds: int, inner: int) -> dict:
@@ -134,7 +151,7 @@ def conv_part(a) -> None:
         for low in lowerings:
             loss = (lambda x, w, low=low:
                     jnp.sum(jnp.tanh(conv_forward(x, w, None, *cfg, lowering=low))))
-            g = jax.jit(jax.grad(loss, argnums=argnums))
+            g = _jit(jax.grad(loss, argnums=argnums))
             fns["s2d" if low == "space_to_depth" else low] = lambda g=g: g(x, w)
         if torch is not None:
             fns["torch"] = _torch_conv(x, w, s, p, need_dx, transposed=False)
@@ -153,7 +170,7 @@ def conv_part(a) -> None:
         for low in ("lax", "auto", "adjoint"):
             loss = (lambda x, w, low=low: jnp.sum(jnp.tanh(
                 conv_transpose_forward(x, w, None, *cfg, lowering=low))))
-            g = jax.jit(jax.grad(loss, argnums=(0, 1)))
+            g = _jit(jax.grad(loss, argnums=(0, 1)))
             fns[low] = lambda g=g: g(x, w)
         if torch is not None:
             fns["torch"] = _torch_conv(x, w, s, p, True, transposed=True)
@@ -197,7 +214,7 @@ def pool_part(a) -> None:
         }
         fns = {}
         for nm, f in variants.items():
-            g = jax.jit(jax.grad(lambda x, f=f: jnp.sum(jnp.sin(f(x)))))
+            g = _jit(jax.grad(lambda x, f=f: jnp.sum(jnp.sin(f(x)))))
             fns[nm] = lambda g=g: g(x)
         if torch is not None:
             tx = torch.tensor(np.asarray(x), requires_grad=True)
@@ -249,7 +266,7 @@ def _jax_loss(params, x, y):
 
 
 def _sgd_step(loss_fn):
-    @jax.jit
+    @_jit
     def step(params, x, y):
         loss, g = jax.value_and_grad(loss_fn)(params, x, y)
         return {k: params[k] - 0.01 * g[k] for k in params}, loss
@@ -301,10 +318,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--inner", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    ap.add_argument("--kernels", choices=("torchlike", "xla-default"), default="torchlike",
+                    help="compile every candidate with torchlike's compiler options for "
+                         "programs with convolutions, or with XLA's defaults")
     a = ap.parse_args()
+    _KERNELS[0] = a.kernels
     if torch is not None:
         torch.set_num_threads(a.threads)
-    print(f"backend={jax.default_backend()} devices={jax.devices()} jax={jax.__version__}")
+    options = xla.compiler_options() if a.kernels == "torchlike" else None
+    print(f"backend={jax.default_backend()} devices={jax.devices()} jax={jax.__version__} "
+          f"kernels={a.kernels} compiler options={options}")
     parts = a.parts.split(",")
     if "conv" in parts:
         conv_part(a)

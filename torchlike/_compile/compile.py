@@ -78,6 +78,7 @@ import numpy as np
 from jax.extend.core import Literal
 
 from .._core import dtype as _dt
+from .._core import xla
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
@@ -485,7 +486,9 @@ class CompiledFunction:
             entry.donors = [(h, out_avals[pl[1]].shape, out_avals[pl[1]].dtype)
                             for h, pl in enumerate(entry.grad_plan) if pl[0] == "new"]
         n_used = len(entry.used)
-        jitted = jax.jit(_execute, static_argnums=0, keep_unused=bool(entry.donors),
+        convolutions = xla.has_convolution(jaxpr)
+        jitted = xla.jit(_execute, convolutions=convolutions, static_argnums=0,
+                         keep_unused=bool(entry.donors),
                          donate_argnums=tuple(k + 2 for k in entry.donate_pos)
                          + tuple(n_used + 2 + d for d in range(len(entry.donors))))
         if entry.single_use:
@@ -497,7 +500,8 @@ class CompiledFunction:
             entry.run = once
         else:
             entry.run = functools.partial(jitted, prog, consts)
-        entry.bwd = _make_backward(fun, avals, entry) if entry.diff_out else None
+        entry.bwd = (_make_backward(fun, avals, entry, convolutions) if entry.diff_out
+                     else None)
         # the write-back's plan (Note [Cost of a call]): the changed storages whose owner's
         # version counter moves, and the gradients by kind ("keep" and "inplace" need
         # nothing after the call)
@@ -651,7 +655,7 @@ def _execute(prog: _Program, consts, *used_args):
 # (and tensor arguments) that require grad; its backward is ``jax.vjp`` of the same
 # program with respect to those inputs, evaluated at the inputs of the call (saved, so
 # such an entry donates nothing), compiled once per entry.
-def _make_backward(fun, avals, entry):
+def _make_backward(fun, avals, entry, convolutions: bool):
     d_idx = [i for _, i in entry.diff_in]
     o_idx = list(entry.diff_out)
 
@@ -665,7 +669,7 @@ def _make_backward(fun, avals, entry):
         _, vjp = jax.vjp(f, *[full[i] for i in d_idx])
         return vjp(cts)
 
-    return jax.jit(bwd)
+    return xla.jit(bwd, convolutions=convolutions)
 
 
 def _attach(entry: _Entry, full, outs) -> dict:

@@ -57,6 +57,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core import storage as _storage_mod
+from .._core import xla
 from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
 from .spec import OPS, OpSpec
@@ -273,8 +274,9 @@ class _Plan:
 # path finds it in ``_Plan.entries`` with the cast itself, under the promotion key it
 # already built, and hands the same one to ``record_op`` when the call is recorded;
 # ``spec.jitted(statics, cast, *dyn)`` (the general path) finds the same executables in
-# ``_Plan.exes`` (one compilation per op, static values, cast, shapes and dtypes). Static values are keyed by equality, as ``static_argnums`` keys a
-# tuple of them. Both tables are bounded (``_EXES_MAX``), like JAX's own cache.
+# ``_Plan.exes`` (one compilation per op, static values, cast, shapes and dtypes).
+# Static values are keyed by equality, as ``static_argnums`` keys a tuple of them. Both
+# tables are bounded (``_EXES_MAX``), like JAX's own cache.
 #
 # Note [Neutral scalar arguments]
 # ``alpha`` of ``add``/``sub`` is a dynamic argument (a new value must not compile a new
@@ -313,7 +315,7 @@ def _executable(plan: _Plan, statics: tuple, cast: tuple, skip: tuple = ()):
     if len(exes) >= _EXES_MAX:
         exes.clear()
         plan.entries.clear()
-    exe = exes[key] = jax.jit(op)
+    exe = exes[key] = xla.jit(op, convolutions=spec.convolution)
     return exe
 
 
@@ -324,7 +326,8 @@ def _make_jitted(plan: _Plan):
         try:
             exe = exes.get((statics, cast, ()))
         except TypeError:   # an unhashable static value: JAX raises its own error
-            return jax.jit(plan.spec.extra["runner"], static_argnums=(0, 1))(
+            return xla.jit(plan.spec.extra["runner"], convolutions=plan.spec.convolution,
+                           static_argnums=(0, 1))(
                 statics, cast, *dyn)
         if exe is None:
             exe = _executable(plan, statics, cast)

@@ -204,6 +204,7 @@ for _nd in (1, 2, 3):
         "input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1",
         tensor_args=("input", "weight", "bias"), promote="none", method=False,
         grad_name=_conv_name(_nd), autocast="lower", check=_conv_check(_nd, False),
+        convolution=True,
         samples=_conv_samples(_nd, False),
         doc=f"Mirrors ``torch.conv{_nd}d`` (``torch.nn.functional.conv{_nd}d``)."))
     register(OpSpec(
@@ -212,6 +213,7 @@ for _nd in (1, 2, 3):
         "dilation=1",
         tensor_args=("input", "weight", "bias"), promote="none", method=False,
         grad_name=_conv_name(_nd), autocast="lower", check=_conv_check(_nd, True),
+        convolution=True,
         samples=_conv_samples(_nd, True),
         doc=f"Mirrors ``torch.conv_transpose{_nd}d``."))
 

@@ -44,6 +44,7 @@ class OpSpec:
     aliases: tuple = ()                # extra function/method names
     view: Callable | None = None       # (vals) -> (shape, stride, offset) | list | None
     differentiable: bool = True
+    convolution: bool = False          # holds an XLA convolution (see _core/xla.py)
     grad_name: str | Callable | None = None  # "AddBackward0" or fn(vals)->name
     saves: bool = True                 # PyTorch saves tensors for backward (freed after)
     autocast: str | None = None        # "lower" | "fp32" | "promote" | None

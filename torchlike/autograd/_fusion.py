@@ -68,6 +68,7 @@ import heapq
 
 import jax
 
+from .._core import xla
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of
 from .graph import AccumulateGrad, OpNode, _bwd_impl
@@ -129,7 +130,9 @@ def _run_fused(buffers: dict, deps: dict, heap: list, retain_graph: bool,
         _Budget.compiles_left -= 1
         if len(_fused) >= _FUSED_MAX:
             del _fused[next(iter(_fused))]
-        fn = _fused[program] = jax.jit(functools.partial(_replay, program))
+        convolutions = any(st[0] is not _ADD and st[8] for st in program[1])
+        fn = _fused[program] = xla.jit(functools.partial(_replay, program),
+                                       convolutions=convolutions)
     elif fn is None:
         _remember(fast, False)
         return False
@@ -383,8 +386,10 @@ def _fused_plan(buffers: dict, deps: dict, heap: list, needed=None):
         out = None
         if gs is not None and (gs[0] is not None or not _all_none(gs)):
             n_res = _count_true(node._mask)
-            steps.append((node._spec.extra["runner"], node._statics, node._cast, node._mask,
-                          node._zavals, tuple(gs), n_res, _avals(node._dyn_t)))
+            spec = node._spec
+            steps.append((spec.extra["runner"], node._statics, node._cast, node._mask,
+                          node._zavals, tuple(gs), n_res, _avals(node._dyn_t),
+                          spec.convolution))
             dyns.append(node._dyn)
             stepped.append(node)
             out = [None] * len(nf)
@@ -457,7 +462,7 @@ def _replay(program: tuple, roots: list, dyns: list) -> tuple:
         if st[0] is _ADD:
             slots.append(slots[st[1]] + slots[st[2]])
         else:
-            runner, statics, cast, mask, zavals, gs, n_res, _ = st
+            runner, statics, cast, mask, zavals, gs, n_res = st[:7]
             cts = tuple(None if s is None else slots[s] for s in gs)
             res = _bwd_impl(runner, statics, cast, mask, zavals, dyns[k], cts)
             if len(res) != n_res:   # the slot numbering would be off: refuse to fuse

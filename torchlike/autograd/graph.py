@@ -26,6 +26,7 @@ not require grad).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 
@@ -34,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Literal
 
+from .._core import xla
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of, diff_primals, dispatch, refill, wrap_outputs
@@ -228,8 +230,9 @@ class OpNode(Node):
             res = [_tensor_of(r) for r in res]
         else:
             cts = tuple(None if g is None else g._value for g in grads)
-            res = _bwd_jit(self._spec.extra["runner"], self._statics, self._cast, self._mask,
-                           self._zavals, self._dyn, cts)
+            res = _bwd_jit(self._spec.convolution)(
+                self._spec.extra["runner"], self._statics, self._cast, self._mask,
+                self._zavals, self._dyn, cts)
             res = [_tensor_of(r) for r in res]
         out = [None] * len(self.next_functions)
         for pos, g in zip(self._edge_pos, res):
@@ -279,7 +282,10 @@ def _apply_vjp(vjp_fn, outs, cts):
     return tuple(jnp.conj(r) if jnp.iscomplexobj(r) else r for r in res)
 
 
-_bwd_jit = jax.jit(_bwd_impl, static_argnums=(0, 1, 2, 3, 4))
+@functools.cache
+def _bwd_jit(convolutions: bool):
+    # made on first use: the compiler options ask which backend is the default
+    return xla.jit(_bwd_impl, convolutions=convolutions, static_argnums=(0, 1, 2, 3, 4))
 
 
 def _differentiable_vjp(node: OpNode, grads):

@@ -30,6 +30,7 @@ from typing import Any
 import jax
 
 from ..._core import dtype as _dt
+from ..._core import xla
 from ..._core.tensor import Tensor
 from ..parameter import Parameter
 from .module import Module
@@ -155,7 +156,8 @@ class FlaxModule(Module):
                     tuple(new[path].get_value() for path, _ in o_tpl))
 
         object.__setattr__(self, "_apply_fn", apply)
-        object.__setattr__(self, "_apply_jit", jax.jit(apply, static_argnums=0))
+        object.__setattr__(self, "_apply_jit", xla.jit(apply, convolutions=True,
+                                                             static_argnums=0))
 
     def forward(self, *args, **kwargs):
         from ...func._jaxcall import run_pure

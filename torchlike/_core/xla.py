@@ -1,0 +1,117 @@
+"""``jax.jit`` with the XLA compiler options torchlike's own programs are compiled with.
+
+# Note [XLA's CPU convolution kernels]
+# In jaxlib 0.10, XLA's CPU compiler hands dot products, reductions and convolutions
+# to YNNPACK (``xla_cpu_experimental_ynn_fusion_type``, whose default is the three
+# ``LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT``, ``..._INDIVIDUAL_CONVOLUTION`` and
+# ``..._REDUCE``). Its convolutions are slower than XLA's own (Eigen) convolution kernels
+# on nearly every shape a training step meets. ``benchmarks/conv_lowering.py``, the
+# forward and backward of one convolution inside one ``jax.jit`` (ms, 2 cores, the rows
+# of Note [Convolution lowering on CPU], each with the lowering torchlike picks; the
+# other lowerings moved alike):
+#
+#   case                          YNNPACK convolutions   XLA's own    PyTorch eager
+#   LeNet conv1 3->6 k5           4.71                   2.28         3.64
+#   LeNet conv2 6->16 k5          2.71                   1.67         2.36
+#   3x3 16->32 32x32              13.8                   8.1          10.3
+#   ResNet 3x3 64->64 32x32       96.5                   70.6         42.2
+#   ResNet 3x3 s2 32->64          17.5                   10.3         9.8
+#   1-d 16->32 k5 L128            0.73                   0.98         2.20
+#
+# So the programs torchlike compiles that hold a convolution (a convolution op's eager
+# executable and its recorded backward, a fused backward over such nodes, a
+# ``torchlike.compile`` step whose trace has one, a wrapped Flax module) keep YNNPACK's
+# dots and reductions and leave convolutions to XLA: ``jit`` below compiles them with
+# ``xla_cpu_experimental_ynn_fusion_type`` as a per-program compiler option. Programs
+# without convolutions are compiled as before, and the user's own ``jax.jit`` programs
+# are untouched (a ``torchlike.func`` call traced inside one is compiled with the user's
+# options). JAX accepts compiler options only on a program called outside any trace, not
+# on one staged into another (``jax.jit``, ``torchlike.compile``'s trace, ``jax.grad``),
+# so such a program is two jits, chosen per call by whether a trace is under way (about
+# 0.5 us, against the milliseconds of a convolution). The option is left out where it
+# cannot apply: when the default backend is not the CPU, when the jaxlib in use does not
+# know it (checked once, by compiling an empty program with it), and when ``XLA_FLAGS``
+# sets it, so that the user's choice wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable
+
+import jax
+import jax.extend.core as _jex
+
+__all__ = ["jit", "compiler_options", "has_convolution"]
+
+_YNN_OPTION = "xla_cpu_experimental_ynn_fusion_type"
+_CPU_OPTIONS = {_YNN_OPTION: "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
+
+# Outside any trace, JAX's current trace is its one evaluating trace (torchlike is
+# imported outside any trace).
+_current_trace = getattr(_jex, "find_top_trace", None)
+_EVAL_TRACE = _current_trace(()) if _current_trace is not None else None
+
+
+@functools.cache
+def _supported() -> bool:
+    if _EVAL_TRACE is None:
+        return False
+    try:
+        jax.jit(lambda x: x, compiler_options=_CPU_OPTIONS).lower(0.0).compile()
+    except Exception:   # an older jax (no compiler_options) or jaxlib (no such option)
+        return False
+    return True
+
+
+def compiler_options() -> dict[str, Any] | None:
+    """The compiler options of torchlike's programs with convolutions here (Note [XLA's
+    CPU convolution kernels]), or None where there are none to pass."""
+    if _YNN_OPTION in os.environ.get("XLA_FLAGS", ""):
+        return None
+    if jax.default_backend() != "cpu" or not _supported():
+        return None
+    return _CPU_OPTIONS
+
+
+class _Tuned:
+    """A program compiled with compiler options when called outside any trace, and
+    without them when staged into one (where JAX refuses them)."""
+
+    __slots__ = ("tuned", "plain", "__wrapped__", "__weakref__")
+
+    def __init__(self, fun: Callable, options: dict, kwargs: dict):
+        self.tuned = jax.jit(fun, compiler_options=options, **kwargs)
+        self.plain = jax.jit(fun, **kwargs)
+        self.__wrapped__ = fun
+
+    def _pick(self):
+        return self.tuned if _current_trace(()) is _EVAL_TRACE else self.plain
+
+    def __call__(self, *args, **kwargs):
+        return self._pick()(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self._pick().lower(*args, **kwargs)
+
+
+def jit(fun: Callable, *, convolutions: bool, **kwargs) -> Callable:
+    """``jax.jit(fun, **kwargs)``; for a program with ``convolutions``, compiled with
+    :func:`compiler_options` where there are any (Note [XLA's CPU convolution
+    kernels])."""
+    options = compiler_options() if convolutions else None
+    if options is None:
+        return jax.jit(fun, **kwargs)
+    return _Tuned(fun, options, kwargs)
+
+
+def has_convolution(jaxpr) -> bool:
+    """Whether ``jaxpr`` (or a jaxpr inside it) has a convolution."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "conv_general_dilated":
+            return True
+        for sub in _jex.jaxprs_in_params(eqn.params):
+            if has_convolution(sub):
+                return True
+    return False
