@@ -13,6 +13,7 @@ import pytest
 
 import torchlike as tl
 import torchlike.nn.functional as TF
+from torchlike._core import xla
 from torchlike._ops import nn_conv, nn_pool
 from torchlike._ops.nn_conv_lowering import (conv_forward, conv_lowering,
                                              conv_transpose_forward,
@@ -170,6 +171,10 @@ def test_lowering_rule_on_cpu():
                              groups)
     assert jax.default_backend() == "cpu"
     assert pick((2, 64, 8, 8), (128, 64, 1, 1), stride=2) == "matmul"
+    # stride 1: XLA's own convolution kernels beat the matmul, YNNPACK's do not
+    ones = "lax" if xla.compiler_options() is not None else "matmul"
+    assert pick((2, 64, 8, 8), (128, 64, 1, 1)) == ones
+    assert pick((2, 4, 8, 8), (128, 4, 1, 1)) == ones
     assert pick((2, 64, 8, 8), (128, 64, 1, 1), pad=1) == "lax"
     assert pick((2, 3, 32, 32), (6, 3, 5, 5)) == "space_to_depth"
     assert pick((2, 6, 14, 14), (16, 6, 5, 5), pad=2, dtype=jnp.float64) == "space_to_depth"

@@ -11,35 +11,38 @@ The op table's ``conv{1,2,3}d`` and ``conv_transpose{1,2,3}d`` (``nn_conv.py``) 
 # with a dozen or more channels are good. ``benchmarks/conv_lowering.py`` times each
 # candidate inside one ``jax.jit`` of forward + backward (what a compiled training step
 # runs), interleaving the candidates so that machine load hits them alike. Median ms on
-# the 2-core CI machine (shared, so absolute times are inflated and repeated runs moved
-# by up to 15%), jaxlib 0.10.2, float32:
+# the 2-core CI machine (shared, so repeated runs moved by up to 15%), jaxlib 0.10.2,
+# float32, with XLA's own convolution kernels (Note [XLA's CPU convolution kernels] in
+# ``_core/xla.py``; the first figures, in brackets, were taken with YNNPACK's):
 #
-#   case (batch, C_in -> C_out, input, kernel)   lax.conv   chosen                ratio
-#   LeNet conv1 3->6 5x5, 32x32, 64 (no dx)      11.0       space_to_depth 4.3    0.40
-#   LeNet conv2 6->16 5x5, 14x14, 64             6.0        space_to_depth 3.3    0.56
-#   3x3 8->16, 16x16, 32                         2.4        col2im 2.1            0.87
-#   1-d 4->16 k5, 256, 32                        1.3        space_to_depth 0.9    0.69
-#   1x1 64->128, 16x16, 32                       15.3       matmul 10.7           0.70
-#   1x1 stride 2 64->128, 32x32, 32              26.6       matmul 13.1           0.49
-#   transposed 64->32 k4 s2, 8x8, 32             86.7       adjoint 10.4          0.12
-#   transposed 1-d 32->16 k4 s2, 64, 16          2.9        adjoint 1.0           0.33
-#   LeNet training step (both convs, 2 pools)    26.2       13.8 (PyTorch eager 13.5)
+#   case (batch, C_in -> C_out, input, kernel)   lax.conv      chosen                ratio
+#   LeNet conv1 3->6 5x5, 32x32, 64 (no dx)      7.7 (11.0)    space_to_depth 2.2    0.29
+#   LeNet conv2 6->16 5x5, 14x14, 64             3.3 (6.0)     space_to_depth 1.8    0.55
+#   3x3 8->16, 16x16, 32                         2.3 (2.4)     col2im 2.5            1.11
+#   1-d 4->16 k5, 256, 32                        1.0 (1.3)     space_to_depth 0.6    0.55
+#   1x1 stride 2 64->128, 32x32, 32              11.8 (26.6)   matmul 8.4            0.71
+#   transposed 64->32 k4 s2, 8x8, 32             35.6 (86.7)   adjoint 4.0           0.11
+#   transposed 1-d 32->16 k4 s2, 64, 16          1.5 (2.9)     adjoint 0.5           0.32
+#   LeNet training step (both convs, 2 pools)    15.1 (26.2)   5.6 (PyTorch eager 8.7)
 #
 # and where lax.conv stays (the alternatives measured slower): 3x3 16->32 (col2im 1.3x,
-# space_to_depth 2.3x), ResNet's 3x3 64->64 (col2im 1.6x, space_to_depth 3.8x), strided
-# 3x3 32->64, 1-d 16->32, 3x3 3->64 (space_to_depth 2x: it multiplies the output
-# channels by 4), stride-1 transposed convolutions. Full im2col (patches + one matmul,
-# JAX's VJP) lost everywhere once the backward is included: a 3-channel input's patches
-# are a concatenation along a 3-wide minor axis, and the weight gradient reads them
-# again. A direct sum of shifted multiply-adds beat lax.conv on 3-channel forwards in
-# isolation, but inside a training step XLA fuses it into each consumer (pooling, the
-# ReLU mask of the backward) and recomputes it there, doubling the step; it is not used.
+# space_to_depth 1.4x), ResNet's 3x3 64->64 (col2im 1.9x, space_to_depth 1.7x), strided
+# 3x3 32->64, 1-d 16->32, stride-1 transposed convolutions, and, with XLA's own kernels,
+# a stride-1 kernel of ones (64->128 on 16x16: the matmul 1.12-1.17x; with YNNPACK's
+# kernels the matmul took 0.5x). 3x3 8->16 (col2im 0.93-1.11x over two runs) and 3x3
+# 3->64 (col2im 0.93-1.03x, space_to_depth 0.84-0.93x) are within the noise either way.
+# Full im2col (patches + one matmul, JAX's VJP) lost everywhere once the backward is
+# included: a 3-channel input's patches are a concatenation along a 3-wide minor axis,
+# and the weight gradient reads them again. A direct sum of shifted multiply-adds beat
+# lax.conv on 3-channel forwards in isolation, but inside a training step XLA fuses it
+# into each consumer (pooling, the ReLU mask of the backward) and recomputes it there,
+# doubling the step; it is not used.
 #
 # The rule, applied at trace time when the computation runs on CPU
 # (``jax.default_backend()``, or the platform of a concrete input or of
 # ``jax.default_device``), for float32/float64 and groups == 1:
-#   * kernel of ones, no padding -> ``matmul``: the (strided) input times the (O, C)
-#     weight; forward and both gradients are matmuls.
+#   * kernel of ones, no padding, a stride > 1 (or YNNPACK's kernels) -> ``matmul``:
+#     the strided input times the (O, C) weight; forward and both gradients are matmuls.
 #   * 1-d or 2-d, stride 1, dilation 1, C_in <= 6, C_out <= 32 -> ``space_to_depth``:
 #     the same convolution on 2x2 tiles of the input (C_in*4 channels in, C_out*4 out,
 #     a kernel of ceil((k+1)/2) tiles gathered from the weight); more multiply-adds (some
@@ -72,6 +75,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.custom_derivatives import SymbolicZero
+
+from .._core import xla
 
 __all__ = ["conv_forward", "conv_transpose_forward", "conv_lowering",
            "conv_transpose_lowering", "stacked_windows", "LOWERINGS", "TRANSPOSE_LOWERINGS"]
@@ -113,7 +118,11 @@ def conv_lowering(x, w, stride, pads, dilation, groups: int) -> str:
     ks = w.shape[2:]
     if all(k == 1 for k in ks):
         if all(tuple(p) == (0, 0) for p in pads):
-            return "matmul"
+            # XLA's own kernels beat the matmul on a stride-1 kernel of ones; YNNPACK's
+            # (when the user's XLA_FLAGS keep them) do not
+            if any(s > 1 for s in stride) or xla.compiler_options() is None:
+                return "matmul"
+            return "lax"
     elif (len(ks) <= 2 and all(s == 1 for s in stride) and all(d == 1 for d in dilation)
           and w.shape[1] <= _S2D_MAX_CIN and w.shape[0] <= _S2D_MAX_COUT):
         return "space_to_depth"
