@@ -446,3 +446,54 @@ def test_create_graph_gradient_of_a_linear_op_is_constant():
     assert g.requires_grad
     g.sum().backward()
     assert v.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+# ------------------------------------------- arguments that give only their shape or type
+AS_OPS = {
+    "view_as": lambda x, y: x.view_as(y),
+    "reshape_as": lambda x, y: x.reshape_as(y),
+    "expand_as": lambda x, y: x[:1].expand_as(y.t()),
+    "type_as": lambda x, y: x.type_as(y),
+}
+
+
+@pytest.mark.parametrize("op", sorted(AS_OPS))
+def test_other_of_an_as_op_is_not_in_the_graph(op):
+    # ``other`` gives its shape (or dtype) only: no edge to it, no gradient for it, and a
+    # result that requires grad only through ``input``
+    def run(torch):
+        x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        y = torch.ones(3, 2, dtype=torch.float64, requires_grad=True)
+        out = AS_OPS[op](x, y)
+        (out * out).sum().backward()
+        frozen = AS_OPS[op](x.detach(), y)
+        return (graph_of(out), x.grad, y.grad, str(out.dtype).split(".")[1],
+                frozen.requires_grad, frozen.grad_fn is None)
+    graph, gx, gy, dtype, frozen_rg, frozen_leaf = parity(run)
+    assert len(graph[1]) == 1                   # the edge to ``input`` (or its slice) only
+    assert gy is None and gx is not None
+    assert not frozen_rg and frozen_leaf
+    assert dtype == ("float64" if op == "type_as" else "float32")
+
+
+def test_other_of_view_as_in_a_repeated_graph_and_double_backward():
+    # the fused backward of a repeated graph and create_graph agree with the eager walk
+    def run(torch):
+        x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        y = torch.ones(3, 2, requires_grad=True)
+        for _ in range(25):
+            x.grad = y.grad = None
+            (x.view_as(y) * 2).sum().backward()
+        g, = torch.autograd.grad((x.view_as(y) ** 3).sum(), x, create_graph=True)
+        g2, = torch.autograd.grad(g.sum(), x)
+        return x.grad, y.grad, g2
+    gx, gy, g2 = parity(run)
+    assert gx.tolist() == [[2.0] * 3] * 2 and gy is None
+    assert g2.tolist() == [[6.0, 12.0, 18.0], [24.0, 30.0, 36.0]]
+
+
+def test_type_as_needs_a_tensor():
+    def run(torch):
+        return err(lambda: torch.ones(2).type_as(3))
+    assert parity(run) == ("TypeError", "type_as(): argument 'other' (position 1) must be "
+                                        "Tensor, not int")

@@ -611,6 +611,15 @@ class Tensor:
             dtype = rev[dtype]
         return self.to(_dt.to_dtype(dtype))
 
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """Mirrors ``Tensor.type_as``: ``self.type(other.type())``, this tensor cast to
+        ``other``'s dtype (itself when it has it already); ``other`` gives only its type,
+        so the result's graph has no edge to it."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return self.type(other.type())
+
     # ------------------------------------------------------------------ __torch_function__
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

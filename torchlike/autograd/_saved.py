@@ -85,6 +85,10 @@ EDGES: dict = {
     "copysign": {"other": 1},
     "_index": {"indices": 0},
     "_index_put": {"indices": 0},
+    # ``other`` gives only its shape: PyTorch's graph has no edge to it
+    "view_as": {"other": 0},
+    "reshape_as": {"other": 0},
+    "expand_as": {"other": 0},
 }
 
 

@@ -519,7 +519,8 @@ def _leaf_mask(v, kind, edges, pos):
     """Whether ``v`` (or, for a list, each element) gets a gradient; appends its edges
     (``kind``: 0 none, 1 for tensors, 2 for tensors and numbers) to ``edges``."""
     if isinstance(v, Tensor):
-        m = v._requires_grad and (v.dtype.is_floating_point or v.dtype.is_complex)
+        m = bool(kind) and v._requires_grad and (v.dtype.is_floating_point
+                                                 or v.dtype.is_complex)
         if kind:
             if m:
                 pos.append(len(edges))
@@ -573,7 +574,7 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
     for v, d, kind in zip(dyn_t, dyn, kinds):
         if isinstance(v, Tensor):
             dt = v._storage.dtype
-            if v._requires_grad and (dt.is_floating_point or dt.is_complex):
+            if kind and v._requires_grad and (dt.is_floating_point or dt.is_complex):
                 mask.append(True)
                 if not saves:
                     zavals.append((d.shape, d.dtype))
@@ -597,6 +598,12 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
             traced = True
     mask = tuple(mask)
     vjp = None
+    if not pos:
+        # only arguments PyTorch does not differentiate require grad (``other`` of
+        # ``view_as``): the result is not part of the graph
+        out = exe(*(dyn if args is None else args)) if exe is not None else \
+            spec.jitted(statics, cast, *dyn)
+        return wrap_outputs(spec, vals, out)
     if traced or nested and _is_traced(dyn):
         runner = spec.extra["runner"]
 
