@@ -166,3 +166,44 @@ def test_stride_offset_contiguity_match_torch():
             assert v.stride() == tv.stride()
             assert v.storage_offset() == tv.storage_offset()
             assert v.is_contiguous() == tv.is_contiguous()
+
+
+def _outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as e:  # noqa: BLE001 - compared across frameworks
+        return (type(e).__name__, str(e))
+
+
+def test_pinning_and_same_size_methods():
+    def run(T):
+        x = T.ones(2, 3)
+        out = [_outcome(lambda: x.is_pinned()),
+               _outcome(lambda: x.is_same_size(T.zeros(2, 3))),
+               _outcome(lambda: x.is_same_size(T.zeros(3, 2))),
+               _outcome(lambda: x.is_same_size(3))]
+        if not tl.cuda.is_available():   # PyTorch's CPU build raises as torchlike does
+            out.append(_outcome(lambda: x.pin_memory()))
+        return out
+    got = run(tl)
+    assert got[:4] == [("ok", False), ("ok", True), ("ok", False),
+                       ("TypeError", "is_same_size(): argument 'other' (position 1) must be "
+                                     "Tensor, not int")]
+    if not tl.cuda.is_available():
+        assert got[4] == ("RuntimeError",
+                          "Cannot access accelerator device when none is available.")
+    else:
+        x = tl.ones(2)
+        assert x.pin_memory() is x
+    if HAVE_TORCH and not torch.cuda.is_available():
+        assert got == run(torch)
+
+
+def test_type_as_casts_to_the_other_dtype():
+    x = tl.tensor([1.5, 2.5])
+    y = x.type_as(tl.tensor([1, 2]))
+    assert y.dtype == tl.int64 and y.tolist() == [1, 2]
+    assert x.type_as(tl.zeros(1)) is x
+    if HAVE_TORCH:
+        t = torch.tensor([1.5, 2.5]).type_as(torch.tensor([1, 2]))
+        assert t.tolist() == y.tolist() and str(t.dtype)[6:] == str(y.dtype)[10:]

@@ -611,6 +611,27 @@ class Tensor:
             dtype = rev[dtype]
         return self.to(_dt.to_dtype(dtype))
 
+    def is_pinned(self, device=None) -> bool:
+        """Mirrors ``Tensor.is_pinned``: False. JAX manages host memory and its transfers to
+        an accelerator; torchlike tensors are never page-locked by the user."""
+        return False
+
+    def pin_memory(self, device=None) -> "Tensor":
+        """Mirrors ``Tensor.pin_memory``: PyTorch's error without an accelerator; with one,
+        the tensor itself (JAX stages host-to-device copies on its own, so there is
+        nothing to pin; ``DataLoader(pin_memory=True)`` does nothing either)."""
+        from .device import accelerator_devices
+        if not accelerator_devices():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self
+
+    def is_same_size(self, other: "Tensor") -> bool:
+        """Mirrors ``Tensor.is_same_size``: whether the shapes are equal."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(other).__name__}")
+        return self._shape == other._shape
+
     def type_as(self, other: "Tensor") -> "Tensor":
         """Mirrors ``Tensor.type_as``: ``self.type(other.type())``, this tensor cast to
         ``other``'s dtype (itself when it has it already); ``other`` gives only its type,

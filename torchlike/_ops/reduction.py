@@ -506,6 +506,35 @@ register(OpSpec(
 
 
 # ---------------------------------------------------------------------------
+# dist
+def _dist_check(input, other, p=2):
+    for name, v in (("input", input), ("other", other)):
+        if not isinstance(v, Tensor):
+            pos = 1 if name == "input" else 2
+            raise TypeError(f"dist(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+    check_broadcast(input, other)
+    d = _dt.promote_types(input.dtype, other.dtype)
+    if _is_int_like(d):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_short(d)} instead.")
+
+
+register(OpSpec(
+    "dist", lambda input, other, p=2: _vector_norm(input - other, float(p), None, False),
+    "input, other, p=2", tensor_args=("input", "other"), check=_dist_check,
+    grad_name="DistBackward0",
+    doc="Mirrors ``torch.dist``: the ``p``-norm of ``input - other`` (broadcast), with "
+        "``torch.norm``'s gradient (zero for ``p=0``, where PyTorch's backward raises).",
+    samples=lambda: [
+        S(arr(3, 4), arr(3, 4)), S(arr(3, 4), arr(4), 1), S(arr(3, 4), arr(3, 1), 0, grad=False),
+        S(arr(2, 3), arr(2, 3), math.inf), S(arr(2, 3), arr(3), -math.inf),
+        S(arr(2, 3), arr(2, 3), 1.5), S(arr(2, 3), arr(2, 3), -1.0), S(arr(), arr()),
+        S(arr(3, dtype="float64"), arr(3), 3), S(arr(3, 4), arr(4), method=True),
+        S(arr(3, dtype="int64"), arr(3, dtype="int64")), S(arr(2, 3), arr(4))]))
+
+
+# ---------------------------------------------------------------------------
 # all / any / count_nonzero
 def _all_any_fn(kind):
     def fn(input, dim=None, keepdim=False):
