@@ -766,10 +766,53 @@ def _tensor_split_fn(input, indices_or_sections, dim=0):
 register(OpSpec(
     "tensor_split", lambda input, ios, dim=0: _tensor_split_fn(input, ios, dim),
     "input, indices_or_sections, dim=0", promote="none", view=_tensor_split_meta,
-    check=_tensor_split_meta, saves=False, grad_name="SplitBackward0",
+    check=_tensor_split_meta, saves=False, grad_name="SliceBackward0",
     samples=lambda: [S(arr(8), 3), S(arr(7), [1, 5]), S(arr(3, 7), (2, 3), 1),
                      S(arr(8), [2, 10])]))
 normalize_args("tensor_split", indices_or_sections=lambda vals: _norm_sections(vals[1]))
+
+
+# hsplit / vsplit / dsplit: tensor_split along a fixed dimension (hsplit: the first of a
+# 1-d tensor), a number of sections having to divide it
+_FIXED_SPLITS = {"hsplit": (1, 1), "vsplit": (2, 0), "dsplit": (3, 2)}   # min dims, dim
+
+
+def _fixed_split_dim(name, input, ios):
+    need, dim = _FIXED_SPLITS[name]
+    if input.dim() < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
+                           f"but got a tensor with {input.dim()} dimensions!")
+    if name == "hsplit" and input.dim() == 1:
+        dim = 0
+    if isinstance(ios, int):
+        n = input._shape[dim]
+        if ios == 0 or n % ios:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but "
+                               f"the size of the dimension {n} is not divisible by the "
+                               f"split_size {ios}!")
+    return dim
+
+
+for _name in _FIXED_SPLITS:
+    def _fixed_meta(input, indices_or_sections, _name=_name):
+        ios = _norm_sections(indices_or_sections)
+        return _tensor_split_meta(input, ios, _fixed_split_dim(_name, input, ios))
+
+    def _fixed_fn(input, ios, _name=_name):
+        dim = _FIXED_SPLITS[_name][1]
+        return _tensor_split_fn(input, ios, 0 if _name == "hsplit" and input.ndim == 1
+                                else dim)
+
+    register(OpSpec(
+        _name, _fixed_fn, "input, indices_or_sections", promote="none", view=_fixed_meta,
+        check=_fixed_meta, saves=False, grad_name="SliceBackward0",
+        doc=f"Mirrors ``torch.{_name}``: ``tensor_split`` along dimension "
+            f"{_FIXED_SPLITS[_name][1]}" + (" (0 for a 1-d tensor)" if _name == "hsplit"
+                                           else "") + "; a number of sections must divide it.",
+        samples=lambda: [S(arr(2, 4, 6), 2), S(arr(2, 4, 6), [1, 3]), S(arr(4, 6, 2), (1,)),
+                         S(arr(6), 3), S(arr(2, 4, 6), 2, method=True), S(arr(5, 5, 5), 2),
+                         S(arr(), 1), S(arr(2, 4, 6), 0)]))
+    normalize_args(_name, indices_or_sections=lambda vals: _norm_sections(vals[1]))
 
 
 def _unbind_meta(input, dim=0):
