@@ -695,6 +695,26 @@ register(OpSpec(
                      S(arr(3, 6), (2, 2, 2), -1)]))
 
 
+def _split_with_sizes_meta(input, split_sizes, dim=0):
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 1) must be "
+                        f"tuple of ints, not {type(split_sizes).__name__}")
+    if any(s < 0 for s in split_sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(split_sizes)}")
+    return _split_meta(input, split_sizes, dim)
+
+
+register(OpSpec(
+    "split_with_sizes", _split_fn, "input, split_sizes, dim=0", promote="none",
+    view=_split_with_sizes_meta, check=_split_with_sizes_meta, saves=False,
+    grad_name="SplitWithSizesBackward0",
+    doc="Mirrors ``torch.split_with_sizes``: ``split`` with a list of sizes.",
+    samples=lambda: [S(arr(5, 2), [1, 4]), S(arr(3, 6), (2, 0, 4), -1),
+                     S(arr(3, 6), [3, 3], 1, method=True), S(arr(3, 6), [2, 3], 1),
+                     S(arr(3, 6), [2, -1, 5], 1), S(arr(3, 6), 2, 1)]))
+
+
 def _chunk_sizes(n, chunks):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
