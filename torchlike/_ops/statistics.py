@@ -15,7 +15,8 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
 from .reduction_common import (_MISSING, _argsort_last, _as_1d_row, _axes, _check_dims,
                                _check_nonempty_dim, _even_reduce, _from_row, _gather_dim,
-                               _grad_name, _int_dim, _is_int_like, _overloaded, _sort_key, _ties)
+                               _grad_name, _int_dim, _is_int_like, _overloaded, _short,
+                               _sort_key, _ties)
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -324,3 +325,111 @@ for _n, _ign in (("quantile", False), ("nanquantile", True)):
         check=_quantile_check(_n), grad_name="SqueezeBackward4",
         doc=f"Mirrors ``torch.{_n}`` with PyTorch's rank arithmetic and interpolation modes.",
         samples=_quantile_samples))
+
+
+# ---------------------------------------------------------------------------
+# cov / corrcoef (ATen's Correlation.cpp, step by step)
+def _cov_fn(input, correction=1, fweights=None, aweights=None):
+    x = jnp.reshape(input, (1, -1)) if input.ndim < 2 else input
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = jnp.asarray(x.shape[1], jnp.int64)
+        avg = jnp.sum(x, axis=1) / w_sum
+        norm = w_sum - correction
+    else:
+        w_sum = jnp.sum(w)
+        avg = jnp.sum(x * w, axis=1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * jnp.sum(w * aweights) / w_sum
+    norm = jnp.where(norm <= 0, jnp.zeros_like(norm), norm)
+    xc = x - avg[:, None]
+    c = xc @ jnp.conj((xc if w is None else xc * w).T)
+    return jnp.squeeze(c / norm)
+
+
+def _cov_check(input, correction=1, fweights=None, aweights=None):
+    from .shape_common import _host_values
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
+    if input.dtype == _dt.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    n = input.shape[-1] if input.dim() == 2 else input.numel()
+    for wname, w, kind in (("fweights", fweights, "integral"),
+                           ("aweights", aweights, "floating point")):
+        if w is None:
+            continue
+        if w.dim() > 1:
+            raise RuntimeError(f"cov(): expected {wname} to have one or fewer dimensions but "
+                               f"got {wname} with {w.dim()} dimensions")
+        ok = (_is_int_like(w.dtype) and w.dtype != _dt.bool) if kind == "integral" \
+            else w.dtype.is_floating_point
+        if not ok:
+            raise RuntimeError(f"cov(): expected {wname} to have {kind} dtype but got "
+                               f"{wname} with {_short(w.dtype)} dtype")
+        if w.numel() != n:
+            raise RuntimeError(f"cov(): expected {wname} to have the same numel as there are "
+                               f"observations in the input but got {w.numel()} != {n}")
+        h = _host_values(w)
+        if h is not None and n and h.min() < 0:
+            raise RuntimeError(f"cov(): {wname} cannot be negative")
+
+
+register(OpSpec(
+    "cov", _cov_fn, "input, *, correction=1, fweights=None, aweights=None",
+    tensor_args=("input", "fweights", "aweights"), promote="float", promote_args=("input",),
+    check=_cov_check,
+    grad_name="SqueezeBackward0",
+    doc="Mirrors ``torch.cov``: rows are variables, columns observations, with frequency "
+        "and analytic weights; as in PyTorch, a normalisation factor at or below zero "
+        "gives inf/nan (PyTorch also warns).",
+    samples=lambda: [
+        S(arr(2, 3)), S(arr(3, 5), correction=0), S(arr(4)), S(arr(3, 5), correction=2),
+        S(arr(2, 3), fweights=np.array([1, 2, 1], np.int64),
+          aweights=np.array([0.5, 1.0, 2.0], np.float32), grad=False),
+        S(arr(2, 3), aweights=np.array([0.5, 1.0, 2.0], np.float32), correction=0),
+        S(arr(2, 3, dtype="float64"), fweights=np.array([3, 0, 1], np.int64)),
+        S(arr(3, 4, dtype="int64"), grad=False), S(arr(2, 3), method=True),
+        S(arr(2, 2, 2)), S(arr(2, 3), fweights=np.array([1.0, 2.0, 1.0], np.float32)),
+        S(arr(2, 3), fweights=np.array([1, -2, 1], np.int64)),
+        S(arr(2, 3), aweights=np.array([1.0, 2.0], np.float32)),
+        S(arr(2, 3), aweights=np.array([1, 2, 1], np.int64)),
+        S(np.ones((2, 3), bool))]))
+
+
+def _corrcoef_fn(input):
+    c = _cov_fn(input)
+    if c.ndim == 0:
+        return c / c
+    d = jnp.diagonal(c)
+    std = jnp.sqrt(jnp.real(d) if jnp.iscomplexobj(d) else d)
+    c = c / std[:, None]
+    c = c / std[None, :]
+    if jnp.iscomplexobj(c):
+        return lax.complex(jnp.clip(c.real, -1, 1), jnp.clip(c.imag, -1, 1))
+    return jnp.clip(c, -1, 1)
+
+
+def _corrcoef_check(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
+                           f"got an input with {input.dim()} dimensions")
+    _cov_check(input)
+
+
+register(OpSpec(
+    "corrcoef", _corrcoef_fn, "input", promote="float", check=_corrcoef_check,
+    grad_name=lambda input: "DivBackward0" if input.dim() < 2 or input.shape[0] == 1
+    else "ClampBackward1",
+    doc="Mirrors ``torch.corrcoef``: ``cov`` normalised by the standard deviations and "
+        "clipped to [-1, 1].",
+    samples=lambda: [S(arr(2, 3)), S(arr(4, 6)), S(arr(5)), S(arr(1, 4)),
+                     S(arr(3, 4, dtype="int64"), grad=False), S(arr(2, 3), method=True),
+                     S(np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]], np.float32)),
+                     S(arr(2, 2, 2))]))
