@@ -15,6 +15,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
 from ._common import check_broadcast
+from .elementwise_common import tensors_only
 from .reduction_common import (_MISSING, _as_1d_row, _axes, _check_dims, _check_nonempty_dim,
                                _even_reduce, _from_row, _gather_dim, _grad_name, _int_dim,
                                _is_int_like, _overloaded, _short, _ties, reduce_dims)
@@ -507,12 +508,11 @@ register(OpSpec(
 
 # ---------------------------------------------------------------------------
 # dist
+_dist_tensors = tensors_only("dist", ("input", "other"), (0, 1))
+
+
 def _dist_check(input, other, p=2):
-    for name, v in (("input", input), ("other", other)):
-        if not isinstance(v, Tensor):
-            pos = 1 if name == "input" else 2
-            raise TypeError(f"dist(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
+    _dist_tensors(input, other)
     check_broadcast(input, other)
     d = _dt.promote_types(input.dtype, other.dtype)
     if _is_int_like(d):

@@ -797,13 +797,16 @@ normalize_args("tensor_split", indices_or_sections=lambda vals: _norm_sections(v
 _FIXED_SPLITS = {"hsplit": (1, 1), "vsplit": (2, 0), "dsplit": (3, 2)}   # min dims, dim
 
 
+def _fixed_dim(name, ndim):
+    return 0 if name == "hsplit" and ndim == 1 else _FIXED_SPLITS[name][1]
+
+
 def _fixed_split_dim(name, input, ios):
-    need, dim = _FIXED_SPLITS[name]
+    need = _FIXED_SPLITS[name][0]
     if input.dim() < need:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
                            f"but got a tensor with {input.dim()} dimensions!")
-    if name == "hsplit" and input.dim() == 1:
-        dim = 0
+    dim = _fixed_dim(name, input.dim())
     if isinstance(ios, int):
         n = input._shape[dim]
         if ios == 0 or n % ios:
@@ -819,9 +822,7 @@ for _name in _FIXED_SPLITS:
         return _tensor_split_meta(input, ios, _fixed_split_dim(_name, input, ios))
 
     def _fixed_fn(input, ios, _name=_name):
-        dim = _FIXED_SPLITS[_name][1]
-        return _tensor_split_fn(input, ios, 0 if _name == "hsplit" and input.ndim == 1
-                                else dim)
+        return _tensor_split_fn(input, ios, _fixed_dim(_name, input.ndim))
 
     register(OpSpec(
         _name, _fixed_fn, "input, indices_or_sections", promote="none", view=_fixed_meta,

@@ -598,13 +598,7 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
             traced = True
     mask = tuple(mask)
     vjp = None
-    if not pos:
-        # only arguments PyTorch does not differentiate require grad (``other`` of
-        # ``view_as``): the result is not part of the graph
-        out = exe(*(dyn if args is None else args)) if exe is not None else \
-            spec.jitted(statics, cast, *dyn)
-        return wrap_outputs(spec, vals, out)
-    if traced or nested and _is_traced(dyn):
+    if pos and (traced or nested and _is_traced(dyn)):
         runner = spec.extra["runner"]
 
         def f(*diff_inputs):
@@ -618,6 +612,10 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
         out = exe(*dyn)
     else:
         out = exe(*args)
+    if not pos:
+        # only arguments PyTorch does not differentiate require grad (``other`` of
+        # ``view_as``): the result is not part of the graph
+        return wrap_outputs(spec, vals, out)
     if plain:
         if isinstance(out, (tuple, list)):
             result = outs = tuple([_tensor_of(o) for o in out])
