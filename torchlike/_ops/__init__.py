@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     scatter,
     shape,
     sorting,
+    splitting,
     statistics,
     views,
 )
