@@ -646,7 +646,7 @@ class Tensor:
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """Default implementation, as ``torch.Tensor.__torch_function__``: run ``func``
         with overrides disabled, then return results as ``cls``."""
-        from .._ops.dispatch import DisableTorchFunctionSubclass, _convert_subclass
+        from .._ops.torch_function import DisableTorchFunctionSubclass, _convert_subclass
         if kwargs is None:
             kwargs = {}
         if not all(issubclass(cls, t) for t in types):

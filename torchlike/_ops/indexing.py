@@ -330,7 +330,8 @@ register(OpSpec(
 
 def _getitem(self: Tensor, key):
     """Mirrors ``Tensor.__getitem__``."""
-    from .dispatch import _overloaded_args, call_op, handle_torch_function
+    from .dispatch import call_op
+    from .torch_function import _overloaded_args, handle_torch_function
     if type(self) is not Tensor:
         rel = _overloaded_args([self])
         if rel:

@@ -475,7 +475,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
                      inputs=None) -> None:
     """Mirrors ``Tensor.backward``: see ``torchlike.autograd.backward``."""
     if type(self) is not Tensor:
-        from .._ops.dispatch import _is_overloaded, handle_torch_function
+        from .._ops.torch_function import _is_overloaded, handle_torch_function
         if _is_overloaded(self):
             return handle_torch_function(Tensor.backward, [self], (self, gradient),
                                          dict(retain_graph=retain_graph,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from .._core.tensor import Tensor
-from .._ops.dispatch import _DISABLED_TF
+from .._ops.torch_function import _DISABLED_TF
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "is_lazy"]
 
