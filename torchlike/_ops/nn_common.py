@@ -1,9 +1,16 @@
-"""Argument helpers shared by the nn kernel families (``nn_conv.py``, ``nn_pool.py``):
-PyTorch's ``_ntuple`` and dtype names in its error messages. They declare no ops."""
+"""Helpers shared by the nn kernel families (``nn_activation.py``, ``nn_loss.py``,
+``nn_conv.py``, ``nn_pool.py``...): PyTorch's ``_ntuple``, dtype names in its error
+messages, its float-only checks, and host reads of values. They declare no ops."""
 
 from __future__ import annotations
 
-__all__: list = []
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core.tensor import Tensor
+
+__all__ = ["host", "is_traced"]
 
 
 def _nt(v, n: int) -> tuple:
@@ -17,3 +24,32 @@ def _nt(v, n: int) -> tuple:
 def _title(d) -> str:
     from .bind import dtype_short_name
     return dtype_short_name(d)
+
+
+def is_traced(t) -> bool:
+    """Whether ``t``'s value is being traced (host-side value checks must be skipped)."""
+    return isinstance(t, Tensor) and isinstance(t._value, jax.core.Tracer)
+
+
+def host(t) -> np.ndarray:
+    return np.asarray(t._value)
+
+
+def _float_only(kernel: str, args: tuple = (0,)):
+    """PyTorch's ``"<kernel>" not implemented for 'Long'`` on non-floating inputs."""
+    def chk(*vals):
+        for i in args:
+            v = vals[i]
+            if isinstance(v, Tensor) and not (v.dtype.is_floating_point or v.dtype.is_complex):
+                raise NotImplementedError(f'"{kernel}" not implemented for '
+                                          f"'{_title(v.dtype)}'")
+    return chk
+
+
+def _zero(x):
+    return jnp.zeros((), x.dtype)
+
+
+def _c(v, x):
+    """A Python scalar as a 0-d array of ``x``'s dtype (keeps float32 math in float32)."""
+    return jnp.asarray(v, x.dtype)

@@ -483,7 +483,7 @@ register(OpSpec(
 # embeddings
 def check_indices(indices: Tensor, num: int, fn: str = "embedding") -> None:
     """PyTorch's index checks (eager only; see Note [Eager checks on values] in
-    nn_act_loss.py): integer dtype, and every index in ``[0, num)``."""
+    nn_loss.py): integer dtype, and every index in ``[0, num)``."""
     if indices.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "

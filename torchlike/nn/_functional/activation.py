@@ -1,8 +1,9 @@
 """``torch.nn.functional`` activations, softmax family, distances and ``one_hot``.
 
 Each function mirrors the ``torch.nn.functional`` function of the same name (signature,
-defaults, warnings, errors, autograd node names). Kernels live in ``_ops/nn_act_loss.py``;
-softmax/log_softmax, relu, sigmoid and tanh are the table ops ``torch.X``.
+defaults, warnings, errors, autograd node names). Kernels live in ``_ops/nn_activation.py``
+(distances: ``_ops/nn_loss.py``); softmax/log_softmax, relu, sigmoid and tanh are the table
+ops ``torch.X``.
 
 ``inplace=True`` writes the result into ``input`` with PyTorch's in-place rules (a leaf
 that requires grad is refused); the autograd node keeps the out-of-place name
@@ -18,7 +19,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ..._ops.bind import check_inplace_target, inplace_apply
 from ..._ops.dispatch import call_op
-from ..._ops.nn_act_loss import host, is_traced
+from ..._ops.nn_common import host, is_traced
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",

@@ -3,7 +3,7 @@
 Each function mirrors the ``torch.nn.functional`` function of the same name: signature
 (including the deprecated ``size_average``/``reduce``), defaults, warnings, errors and
 the autograd graph. Losses with an ATen kernel of their own call the kernels in
-``_ops/nn_act_loss.py``; the others are composed from table ops the way PyTorch
+``_ops/nn_loss.py``; the others are composed from table ops the way PyTorch
 composes them, so ``loss.grad_fn`` has PyTorch's name (``MeanBackward0`` for
 ``l1_loss``, ``NllLossBackward0`` for ``cross_entropy``, ...).
 """
@@ -20,7 +20,7 @@ from ... import _ops  # noqa: F401  (declares the table)
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ..._ops.dispatch import call_op
-from ..._ops.nn_act_loss import host, is_traced
+from ..._ops.nn_common import host, is_traced
 from .activation import log_softmax, logsigmoid, pairwise_distance
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -545,7 +545,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     targets padded ``(N, S)`` or concatenated ``(sum(target_lengths),)``.
 
     The forward is the alpha recursion over time (``lax.scan``); the gradient w.r.t.
-    log_probs is PyTorch's (see Note [CTC gradient] in ``_ops/nn_act_loss.py``).
+    log_probs is PyTorch's (see Note [CTC gradient] in ``_ops/nn_loss.py``).
     Concatenated targets are split on the host, so inside a compiled function pass
     padded targets."""
     from ... import tensor

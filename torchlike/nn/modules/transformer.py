@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ... import _ops  # noqa: F401  (declares the table)
 from ..._core.tensor import Tensor
-from ..._ops.nn_act_loss import is_traced
+from ..._ops.nn_common import is_traced
 from .. import functional as F
 from .. import init
 from .._functional.transformer import _canonical_mask, _none_or_dtype

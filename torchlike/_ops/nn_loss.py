@@ -1,7 +1,7 @@
-"""nn kernels: activations, losses and distances, declared in the op table.
+"""nn kernels: losses and distances, declared in the op table.
 
 Each kernel mirrors one ATen kernel that PyTorch differentiates as a whole (so its
-autograd node has PyTorch's name, e.g. ``GeluBackward0``, ``NllLossBackward0``). Losses
+autograd node has PyTorch's name, e.g. ``NllLossBackward0``). Losses
 PyTorch builds from smaller ops (``l1_loss``, ``kl_div``, ``hinge_embedding_loss``, ...)
 are composed from table ops in ``nn/_functional/loss.py`` instead, so their graphs match.
 
@@ -23,42 +23,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
 from ._common import check_broadcast, shape_str
+from .nn_common import _c, _float_only, _title, _zero, host, is_traced
 from .samples import S, arr
 from .spec import OpSpec, register
 
 __all__: list = []
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-# ---------------------------------------------------------------------------
-# shared helpers
-def _dtname(d) -> str:
-    from .bind import dtype_short_name
-    return dtype_short_name(d)
-
-
-def is_traced(t) -> bool:
-    """Whether ``t``'s value is being traced (host-side value checks must be skipped)."""
-    return isinstance(t, Tensor) and isinstance(t._value, jax.core.Tracer)
-
-
-def host(t) -> np.ndarray:
-    return np.asarray(t._value)
-
-
-def _float_only(kernel: str, args: tuple = (0,)):
-    """PyTorch's ``"<kernel>" not implemented for 'Long'`` on non-floating inputs."""
-    def chk(*vals):
-        for i in args:
-            v = vals[i]
-            if isinstance(v, Tensor) and not (v.dtype.is_floating_point or v.dtype.is_complex):
-                raise NotImplementedError(f'"{kernel}" not implemented for '
-                                          f"'{_dtname(v.dtype)}'")
-    return chk
-
 
 def _reduce(loss, reduction: str):
     if reduction == "mean":
@@ -67,260 +37,6 @@ def _reduce(loss, reduction: str):
         return jnp.sum(loss)
     return loss
 
-
-def _zero(x):
-    return jnp.zeros((), x.dtype)
-
-
-def _c(v, x):
-    """A Python scalar as a 0-d array of ``x``'s dtype (keeps float32 math in float32)."""
-    return jnp.asarray(v, x.dtype)
-
-
-def _act(name, fn, sig, kernel, grad_name, samples, *, check=None, autocast=None,
-         float_only=True, **kw):
-    chk = _float_only(kernel) if float_only else None
-    if check is not None:
-        inner = chk
-
-        def chk(*vals):
-            if inner is not None:
-                inner(*vals)
-            check(*vals)
-    kw.setdefault("function", False)
-    kw.setdefault("method", False)
-    register(OpSpec(name, fn, sig, promote="none", check=chk, grad_name=grad_name,
-                    autocast=autocast, samples=samples,
-                    doc=kw.pop("doc", f"Kernel of ``torch.nn.functional.{name}``."), **kw))
-
-
-def _act_samples(*extra_kwargs):
-    out = [S(arr(3, 4)), S(arr(2, 3, 4, dtype="float64")), S(arr()), S(arr(0, 3)),
-           S(np.array([-3.0, -1.0, 0.0, 1.0, 3.0, 25.0], np.float32))]
-    for kw in extra_kwargs:
-        out.append(S(arr(3, 4), **kw))
-    return out
-
-
-# ---------------------------------------------------------------------------
-# activations
-def _leaky_relu(input, negative_slope=0.01):
-    return jnp.where(input > 0, input, input * _c(negative_slope, input))
-
-
-_act("leaky_relu", _leaky_relu, "input, negative_slope=0.01", "leaky_relu_cpu",
-     "LeakyReluBackward0", lambda: _act_samples(dict(negative_slope=0.2)))
-
-
-def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
-    neg = jnp.expm1(jnp.where(input > 0, _zero(input), input) * _c(input_scale, input)) * _c(alpha * scale, input)
-    return jnp.where(input > 0, input * _c(scale, input), neg)
-
-
-_act("elu", _elu, "input, alpha=1.0, scale=1.0, input_scale=1.0", "elu_cpu", "EluBackward0",
-     lambda: _act_samples(dict(alpha=0.5), dict(alpha=2.0, scale=1.5, input_scale=0.5)))
-
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _selu(input):
-    return _elu(input, SELU_ALPHA, SELU_SCALE, 1.0)
-
-
-_act("selu", _selu, "input", "elu_cpu", "EluBackward0", lambda: _act_samples(),
-     function=True, method=False, inplace=False,
-     doc="Mirrors ``torch.selu`` (``torch.nn.functional.selu``).")
-
-
-def _celu(input, alpha=1.0):
-    return _elu(input, alpha, 1.0, 1.0 / alpha)
-
-
-_act("celu", _celu, "input, alpha=1.0", "elu_cpu", "CeluBackward0",
-     lambda: _act_samples(dict(alpha=0.5), dict(alpha=2.0)), function=True, method=False,
-     doc="Mirrors ``torch.celu`` (``torch.nn.functional.celu``).")
-
-
-def _gelu(input, approximate="none"):
-    return jax.nn.gelu(input, approximate=(approximate == "tanh"))
-
-
-def _gelu_check(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-
-
-_act("gelu", _gelu, "input, approximate='none'", "GeluKernelImpl", "GeluBackward0",
-     lambda: _act_samples(dict(approximate="tanh")), check=_gelu_check)
-
-
-def _silu(input):
-    return input * jax.nn.sigmoid(input)
-
-
-_act("silu", _silu, "input", "silu_cpu", "SiluBackward0", lambda: _act_samples())
-
-
-def _mish(input):
-    return input * jnp.tanh(jax.nn.softplus(input))
-
-
-_act("mish", _mish, "input", "mish_cpu", "MishBackward0", lambda: _act_samples())
-
-
-def _hardtanh(input, min_val=-1.0, max_val=1.0):
-    lo, hi = _c(min_val, input), _c(max_val, input)
-    # the gradient is zero at the bounds themselves, as in PyTorch
-    return jnp.where(input <= lo, lo, jnp.where(input >= hi, hi, input))
-
-
-_act("hardtanh", _hardtanh, "input, min_val=-1.0, max_val=1.0", "hardtanh_cpu",
-     "HardtanhBackward0", lambda: _act_samples(dict(min_val=0.0, max_val=6.0)) +
-     [S(arr(4, dtype="int64"), 0, 6, grad=False)], float_only=False)
-
-
-def _hardsigmoid(input):
-    return jnp.where(input <= -3, _zero(input),
-                     jnp.where(input >= 3, jnp.ones((), input.dtype), input / 6 + _c(0.5, input)))
-
-
-_act("hardsigmoid", _hardsigmoid, "input", "hardsigmoid_cpu", "HardsigmoidBackward0",
-     lambda: _act_samples())
-
-
-def _hardswish(input):
-    return jnp.where(input <= -3, _zero(input),
-                     jnp.where(input < 3, input * (input + 3) / 6, input))
-
-
-_act("hardswish", _hardswish, "input", "hardswish_cpu", "HardswishBackward0",
-     lambda: _act_samples())
-
-
-def _softplus(input, beta=1.0, threshold=20.0):
-    b = _c(beta, input)
-    z = input * b
-    soft = jnp.log1p(jnp.exp(jnp.where(z > threshold, _zero(z), z))) / b
-    return jnp.where(z > threshold, input, soft)
-
-
-_act("softplus", _softplus, "input, beta=1.0, threshold=20.0", "softplus_cpu",
-     "SoftplusBackward0", lambda: _act_samples(dict(beta=2.0, threshold=1.0),
-                                               dict(beta=0.5)))
-
-
-def _threshold(input, threshold, value):
-    return jnp.where(input > threshold, input, jnp.asarray(value).astype(input.dtype))
-
-
-_act("threshold", _threshold, "input, threshold, value", "threshold_cpu",
-     "ThresholdBackward0", lambda: [S(arr(3, 4), 0.1, 20.0), S(arr(2, 3, dtype="float64"), 0.0, -1.0),
-                                    S(arr(5, dtype="int64"), 1, 7, grad=False), S(arr(), 0.5, 2.0)],
-     float_only=False, function=True, method=False,
-     doc="Mirrors ``torch.threshold`` (``torch.nn.functional.threshold``).")
-
-
-def _glu(input, dim=-1):
-    a, b = jnp.split(input, 2, axis=dim)
-    return a * jax.nn.sigmoid(b)
-
-
-def _glu_check(input, dim=-1):
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    from .._core.tensor import wrap_dim
-    d = wrap_dim(dim, input.dim())
-    if input.shape[d] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
-                           f"{input.shape[d]}")
-
-
-_act("glu", _glu, "input, dim=-1", "glu_cpu", "GluBackward0",
-     lambda: [S(arr(3, 4)), S(arr(4, 3), 0), S(arr(2, 6, 2, dtype="float64"), 1)],
-     check=_glu_check)
-
-
-def _softshrink(input, lambd=0.5):
-    lam = _c(lambd, input)
-    return jnp.where(input > lam, input - lam, jnp.where(input < -lam, input + lam,
-                                                         _zero(input)))
-
-
-def _softshrink_check(input, lambd=0.5):
-    if lambd < 0:
-        fmax = {"float64": "1.79769e+308", "float16": "65504", "bfloat16": "3.38953e+38"}
-        hi = fmax.get(input.dtype.name, "3.40282e+38")
-        raise RuntimeError(f"lambda must be in range [0, {hi}] for input dtype "
-                           f"{_dtname(input.dtype)}, but found {lambd:g}")
-
-
-_act("softshrink", _softshrink, "input, lambd=0.5", "softshrink_check", "SoftshrinkBackward0",
-     lambda: _act_samples(dict(lambd=1.0)), check=_softshrink_check)
-
-
-def _hardshrink(input, lambd=0.5):
-    lam = _c(lambd, input)
-    return jnp.where((input >= -lam) & (input <= lam), _zero(input), input)
-
-
-_act("hardshrink", _hardshrink, "input, lambd=0.5", "hardshrink_cpu", "HardshrinkBackward0",
-     lambda: _act_samples(dict(lambd=1.0)) + [S(arr(3), lambd=0.2, method=True)],
-     function=True, method=True,
-     doc="Mirrors ``torch.hardshrink`` and ``Tensor.hardshrink``.")
-
-
-_act("log_sigmoid", lambda input: jax.nn.log_sigmoid(input), "input", "log_sigmoid_cpu",
-     "LogSigmoidBackward0", lambda: _act_samples())
-
-
-def _rrelu_with_noise(input, noise, lower, upper, training):
-    if training:
-        return jnp.where(input <= 0, input * noise.astype(input.dtype), input)
-    return _leaky_relu(input, (lower + upper) / 2)
-
-
-register(OpSpec(
-    "rrelu_with_noise", _rrelu_with_noise, "input, noise, lower, upper, training",
-    tensor_args=("input", "noise"), promote="none", function=False, method=False,
-    check=_float_only("leaky_relu_cpu"), grad_name="RreluWithNoiseBackward0",
-    doc="Kernel of ``torch.nn.functional.rrelu``: ``noise`` holds the sampled slopes.",
-    samples=lambda: [S(arr(3, 4), arr(3, 4, low=0.1, high=0.3), 0.125, 1 / 3, True),
-                     S(arr(3, 4), arr(3, 4), 0.125, 1 / 3, False)]))
-
-
-def _prelu(input, weight):
-    w = weight.astype(input.dtype)
-    if input.ndim >= 2 and w.size > 1:
-        w = w.reshape((1, -1) + (1,) * (input.ndim - 2))
-    elif w.ndim:
-        w = w.reshape(()) if w.size == 1 else w
-    return jnp.where(input > 0, input, w * input)
-
-
-def _prelu_check(input, weight):
-    if weight.dim() > 1:
-        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
-                           f"ndim = {weight.dim()}")
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtname(input.dtype)} "
-                           f"and {_dtname(weight.dtype)}")
-    channels = input.shape[1] if input.dim() >= 2 else 1
-    n = weight.numel()
-    if n != 1 and n != channels:
-        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                           f"parameter numbers = {n} and channel size = {channels}.")
-    _float_only("prelu_cpu")(input)
-
-
-register(OpSpec(
-    "prelu", _prelu, "input, weight", tensor_args=("input", "weight"), promote="none",
-    function=True, method=True, check=_prelu_check, grad_name="PreluKernelBackward0",
-    doc="Mirrors ``torch.prelu`` / ``Tensor.prelu``: ``weight`` has one slope or one per "
-        "channel (dim 1).",
-    samples=lambda: [S(arr(3, 4), np.array([0.25], np.float32)), S(arr(2, 3, 4), arr(3)),
-                     S(arr(5), arr(1)), S(arr(2, 3, dtype="float64"),
-                                          np.array(0.1, np.float64))]))
 
 
 # ---------------------------------------------------------------------------
@@ -460,7 +176,7 @@ def check_class_targets(input, target, weight=None, ignore_index=-100):
                          f"batch_size ({tb}).")
     if target.dtype not in (_dt.int64, _dt.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{_dtname(target.dtype)}")
+                           f"{_title(target.dtype)}")
     if input.dim() <= 2:
         if target.dim() > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -485,7 +201,7 @@ def check_class_targets(input, target, weight=None, ignore_index=-100):
 
 def _long(d) -> str:
     return {"float32": "Float", "float64": "Double", "float16": "Half",
-            "bfloat16": "BFloat16"}.get(d.name, _dtname(d))
+            "bfloat16": "BFloat16"}.get(d.name, _title(d))
 
 
 def _nll_check(input, target, weight=None, reduction="mean", ignore_index=-100):
