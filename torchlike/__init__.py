@@ -37,6 +37,8 @@ from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 globals().update(_ops.FUNCTIONS)
+from ._ops.indexing import index_put  # noqa: E402
+from .nn.functional import celu_, selu_, threshold_  # noqa: E402
 globals().update(_ALIASES)
 del _ALIASES
 

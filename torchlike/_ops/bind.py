@@ -159,6 +159,33 @@ def _make_inplace(spec: OpSpec, name: str):
     return m
 
 
+# The in-place ops PyTorch also offers as functions: ``torch.exp_(t)`` is ``t.exp_()``.
+INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_",
+    "arctan_", "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "clip_", "conj_physical_", "cos_", "cosh_", "deg2rad_",
+    "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_",
+    "gcd_", "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_",
+    "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
+    "tanh_", "trunc_", "xlogy_", "zero_")
+
+
+def _make_inplace_function(name: str):
+    """``torchlike.<name>(input, ...)``: the Tensor method ``input.<name>(...)`` (looked up
+    on the argument, so subclasses' overrides apply), with PyTorch's error for a
+    non-tensor ``input``."""
+    def f(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Mirrors ``torch.{name}``: ``input.{name}(...)``."
+    f.__module__ = "torchlike"
+    return f
+
+
 def bind_all() -> None:
     for spec in OPS.values():
         if spec.binder is None:
@@ -195,3 +222,6 @@ def bind_all() -> None:
                 setattr(Tensor, d, _make_binary_dunder(spec, d))
             else:
                 setattr(Tensor, d, _make_method(spec, d))
+    for name in INPLACE_FUNCTIONS:
+        if name not in FUNCTIONS:
+            FUNCTIONS[name] = _make_inplace_function(name)
