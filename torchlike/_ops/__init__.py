@@ -3,6 +3,7 @@ functions, methods, in-place variants and operators onto ``torchlike`` and ``Ten
 
 from . import (  # noqa: F401  (each module declares its family of ops)
     arithmetic,
+    complex_ops,
     comparison,
     counting,
     creation,
@@ -26,6 +27,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     sorting,
     splitting,
     statistics,
+    view_scatter,
     views,
 )
 from .bind import FUNCTIONS, bind_all

@@ -58,6 +58,7 @@ SAVES: dict = {
     "where": ("condition",),
     "_index": ("indices",),
     "_index_put": ("indices",),
+    "polar": ("result",),   # PolarBackward0 saves only the result (not abs/angle)
 }
 
 # How a tensor argument appears in ``next_functions``: 0 never (non-differentiable
