@@ -372,6 +372,46 @@ def test_writes_through_the_result_raise(op, route):
         assert not np.array_equal(rx.numpy(), data)
 
 
+@pytest.mark.parametrize("route", sorted(WRITES))
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_writes_through_real_and_imag_raise(part, route):
+    x = tl.tensor(Z)
+    out = getattr(x, part)
+    before = out.numpy().copy()
+    with pytest.raises(RuntimeError, match=f"{part}\\(\\): in PyTorch the result is a view"):
+        WRITES[route](out)
+    np.testing.assert_array_equal(out.numpy(), before)
+    np.testing.assert_array_equal(x.numpy(), Z)
+    if HAVE_TORCH:
+        rx = torch.tensor(Z)
+        WRITES[route](getattr(rx, part))   # PyTorch: the write reaches the input
+        assert not np.array_equal(rx.numpy(), Z)
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_real_and_imag_read_after_the_input_changed_raise(part):
+    x = tl.tensor(Z)
+    out = getattr(x, part)
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match="input was modified in place"):
+        out.tolist()
+    np.testing.assert_array_equal(getattr(x, part).numpy(), getattr(Z * 2, part))
+
+
+def test_real_and_imag_keep_gradients_and_real_tensors_stay_themselves():
+    x = tl.tensor(Z, requires_grad=True)
+    (x.real * 3 + x.imag).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(Z.shape, 3 + 1j), rtol=1e-6)
+    r = tl.tensor(A)
+    assert r.real is r and tl.real(r) is r
+    r.real.add_(1)                          # the tensor itself: the write is real
+    np.testing.assert_allclose(r.numpy(), A + 1, rtol=1e-6)
+    if HAVE_TORCH:
+        rx = torch.tensor(Z, requires_grad=True)
+        (rx.real * 3 + rx.imag).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), rx.grad.numpy(), rtol=1e-6)
+
+
 def test_write_through_result_that_requires_grad_raises():
     x = tl.tensor(Z, requires_grad=True)
     out = tl.view_as_real(x * 1)

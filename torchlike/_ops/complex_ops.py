@@ -10,7 +10,8 @@ see spec.py.
 # a strided window over it in elements of that dtype (``_core/storage.py``); a float
 # tensor cannot be a window over a complex array. Both functions therefore return a new
 # tensor with the right values and gradients whose storage refuses to be silently
-# wrong (``_CopyStorage``):
+# wrong (``_CopyStorage``); ``Tensor.real`` and ``Tensor.imag`` of a complex tensor
+# (elementwise.py) are guarded the same way:
 #  * a write through the result, or through any view, ``detach()``, ``.data`` or
 #    ``Parameter`` sharing its memory, raises instead of leaving the input unchanged;
 #  * reading the result after the input (or any tensor sharing its memory) was changed

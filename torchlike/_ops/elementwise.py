@@ -368,20 +368,24 @@ register(OpSpec("_imag", _imag_fn, "input", promote="none", method=False, functi
 
 def _real(input: Tensor) -> Tensor:
     """Mirrors ``torch.real``: ``input`` itself for real tensors. Difference: for complex
-    tensors the result is a copy, not a view sharing memory with ``input``."""
+    tensors PyTorch returns a view sharing memory with ``input``; here it is a guarded
+    copy whose in-place writes, and reads after ``input`` changed, raise (Note
+    [view_as_real and view_as_complex are guarded copies] in complex_ops.py)."""
+    from .complex_ops import _guard
     from .spec import OPS
     if not input.dtype.is_complex:
         return input
-    return OPS["_real"].api(input)
+    return _guard(OPS["_real"].api(input), input, "real")
 
 
 def _imag(input: Tensor) -> Tensor:
-    """Mirrors ``torch.imag`` (complex tensors only). Difference: the result is a copy,
-    not a view sharing memory with ``input``."""
+    """Mirrors ``torch.imag`` (complex tensors only). Difference: as ``real``, a guarded
+    copy rather than a view sharing memory with ``input``."""
+    from .complex_ops import _guard
     from .spec import OPS
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return OPS["_imag"].api(input)
+    return _guard(OPS["_imag"].api(input), input, "imag")
 
 
 Tensor.conj = _conj
@@ -389,8 +393,10 @@ Tensor.resolve_conj = lambda self: self
 Tensor.resolve_neg = lambda self: self
 Tensor.is_conj = lambda self: False
 Tensor.is_neg = lambda self: False
-Tensor.real = property(_real, doc="Mirrors ``Tensor.real`` (a copy for complex tensors).")
-Tensor.imag = property(_imag, doc="Mirrors ``Tensor.imag`` (a copy; complex tensors only).")
+Tensor.real = property(_real, doc="Mirrors ``Tensor.real`` (a guarded copy for complex "
+                                   "tensors: writes through it raise).")
+Tensor.imag = property(_imag, doc="Mirrors ``Tensor.imag`` (a guarded copy; complex tensors "
+                                   "only).")
 
 
 # ---------------------------------------------------------------------------
