@@ -47,6 +47,7 @@ from ._core.interop import from_dlpack, from_jax  # noqa: E402
 from . import func  # noqa: E402
 from ._core.dtype_info import *  # noqa: E402,F401,F403
 from ._core.runtime import *  # noqa: E402,F401,F403
+from ._ops.windows import *  # noqa: E402,F401,F403
 from ._compile.compile import compile  # noqa: E402
 
 __version__ = "0.1.0"

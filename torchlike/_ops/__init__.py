@@ -3,6 +3,7 @@ functions, methods, in-place variants and operators onto ``torchlike`` and ``Ten
 
 from . import (  # noqa: F401  (each module declares its family of ops)
     arithmetic,
+    combinatorics,
     complex_ops,
     comparison,
     counting,

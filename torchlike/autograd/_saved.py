@@ -59,6 +59,11 @@ SAVES: dict = {
     "_index": ("indices",),
     "_index_put": ("indices",),
     "polar": ("result",),   # PolarBackward0 saves only the result (not abs/angle)
+    # PyTorch composes these from ops that save intermediates, never the inputs
+    "trapezoid": (),
+    "trapz": (),
+    "cumulative_trapezoid": (),
+    "vander": (),
 }
 
 # How a tensor argument appears in ``next_functions``: 0 never (non-differentiable
