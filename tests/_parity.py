@@ -6,6 +6,7 @@ the comparisons are skipped: torchlike is still run."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -138,3 +139,27 @@ def check_gradient_shapes(outs, leaves) -> None:
     grads = tl.autograd.grad(loss, leaves, allow_unused=True)
     for g, leaf in zip(grads, leaves):
         assert g is None or tuple(g.shape) == tuple(leaf.shape)
+
+
+def outcome(fn):
+    """``fn()``'s result, or the exception it raised (warnings silenced)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+    except Exception as e:  # noqa: BLE001 - compared across frameworks
+        return e
+
+
+def same_error(fn_tl, fn_torch, exc: type, match_text: bool = False):
+    """torchlike raises ``exc``; where PyTorch is installed, it raises too, the same type
+    (and, with ``match_text``, the same message with ``torch`` for ``torchlike``)."""
+    out = outcome(fn_tl)
+    assert isinstance(out, exc), f"expected {exc.__name__}, got {out!r}"
+    if not HAVE_TORCH:
+        return
+    ref = outcome(fn_torch)
+    assert isinstance(ref, Exception), f"torch did not raise: {ref!r}"
+    assert type(out).__name__ == type(ref).__name__, f"{out!r} vs torch {ref!r}"
+    if match_text:
+        assert str(out).replace("torchlike", "torch") == str(ref)

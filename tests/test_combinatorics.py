@@ -7,37 +7,15 @@ samples of these ops run in test_op_table.py as well."""
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, torch
+from ._parity import HAVE_TORCH, assert_same, outcome, same_error, torch
 
 
-def outcome(fn):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn()
-    except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return e
-
-
-def same_error(fn_tl, fn_torch, exc: type, match_text: bool = False):
-    """torchlike raises ``exc``; where PyTorch is installed, it raises the same type (and,
-    with ``match_text``, the same message)."""
-    out = outcome(fn_tl)
-    assert isinstance(out, exc), f"expected {exc.__name__}, got {out!r}"
-    if not HAVE_TORCH:
-        return
-    ref = outcome(fn_torch)
-    assert isinstance(ref, Exception), f"torch did not raise: {ref!r}"
-    assert type(out).__name__ == type(ref).__name__, f"{out!r} vs torch {ref!r}"
-    if match_text:
-        assert str(out).replace("torchlike", "torch") == str(ref)
 
 
 def _tensors(mod, arrays, grad: bool):

@@ -14,7 +14,7 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, torch
+from ._parity import HAVE_TORCH, assert_same, outcome, torch
 
 NP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
              "float64", "complex64", "complex128"]
@@ -38,15 +38,6 @@ def skip_comparison():
     if not HAVE_TORCH:
         pytest.skip("PyTorch (test oracle) not installed: the comparison is skipped "
                     "(torchlike's half ran)")
-
-
-def outcome(fn):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn()
-    except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return e
 
 
 def same_error(fn_tl, fn_torch, match_text: bool = False):

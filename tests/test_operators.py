@@ -5,7 +5,6 @@ special-only functions the op-table harness does not reach), compared with PyTor
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
@@ -13,16 +12,7 @@ import pytest
 import torchlike as tl
 from torchlike._ops.spec import OPS
 
-from ._parity import HAVE_TORCH, assert_same, convert, torch
-
-
-def outcome(fn):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn()
-    except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return e
+from ._parity import HAVE_TORCH, assert_same, convert, outcome, torch
 
 
 def skip_comparison():

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from hypothesis import strategies as st
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, torch
+from ._parity import HAVE_TORCH, outcome, torch
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex64", "complex128"]
@@ -54,15 +53,6 @@ def make(spec, fw):
 
 def name_of(dt) -> str:
     return str(dt).split(".")[-1]
-
-
-def outcome(fn):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn()
-    except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return e
 
 
 def skip_comparison():

@@ -5,14 +5,13 @@ absent too, with NumPy's windows and index functions."""
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, dtype_name, torch
+from ._parity import HAVE_TORCH, assert_same, dtype_name, same_error, torch
 
 WINDOWS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
            "kaiser_window"]
@@ -23,26 +22,6 @@ FLOAT_DTYPES = ["float32", "float64", "float16", "bfloat16"]
 LENGTHS = [0, 1, 2, 3, 4, 5, 8, 33, 256, 3001]
 
 
-def outcome(fn):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn()
-    except Exception as e:  # noqa: BLE001 - compared across frameworks
-        return e
-
-
-def same_error(fn_tl, fn_torch, exc: type, match_text: bool = False):
-    """torchlike raises ``exc``; where PyTorch is installed, it raises the same type (and,
-    with ``match_text``, the same message)."""
-    out = outcome(fn_tl)
-    assert isinstance(out, exc), f"expected {exc.__name__}, got {out!r}"
-    if not HAVE_TORCH:
-        return
-    ref = outcome(fn_torch)
-    assert type(out).__name__ == type(ref).__name__, f"{out!r} vs torch {ref!r}"
-    if match_text:
-        assert str(out).replace("torchlike", "torch") == str(ref)
 
 
 def _tol(dt: str) -> dict:
