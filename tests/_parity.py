@@ -163,3 +163,17 @@ def same_error(fn_tl, fn_torch, exc: type, match_text: bool = False):
     assert type(out).__name__ == type(ref).__name__, f"{out!r} vs torch {ref!r}"
     if match_text:
         assert str(out).replace("torchlike", "torch") == str(ref)
+
+
+def raises_like(fn_tl, fn_torch, exc=Exception, same_text: bool = True):
+    """torchlike raises ``exc``; with PyTorch, the same type and first line of text."""
+    with pytest.raises(exc) as ei:
+        fn_tl()
+    if HAVE_TORCH:
+        with pytest.raises(Exception) as er:
+            fn_torch()
+        assert type(ei.value).__name__ == type(er.value).__name__, (ei.value, er.value)
+        if same_text:
+            assert normalize_error(str(ei.value)).split("\n")[0] == \
+                str(er.value).split("\n")[0]
+    return ei.value

@@ -11,7 +11,7 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, normalize_error, torch
+from ._parity import HAVE_TORCH, assert_same, raises_like, torch
 
 RNG = np.random.default_rng(7)
 A = RNG.uniform(0.1, 2.0, (2, 3)).astype(np.float32)
@@ -28,20 +28,6 @@ def both(a, requires_grad: bool = False):
         r = torch.tensor(a) if a.size else torch.zeros(a.shape, dtype=torch.tensor(a).dtype)
         r.requires_grad_(requires_grad)
     return t, r
-
-
-def raises_like(fn_tl, fn_torch, exc=Exception, same_text: bool = True):
-    """torchlike raises ``exc``; with PyTorch, the same type and first line of text."""
-    with pytest.raises(exc) as ei:
-        fn_tl()
-    if HAVE_TORCH:
-        with pytest.raises(Exception) as er:
-            fn_torch()
-        assert type(ei.value).__name__ == type(er.value).__name__, (ei.value, er.value)
-        if same_text:
-            assert normalize_error(str(ei.value)).split("\n")[0] == \
-                str(er.value).split("\n")[0]
-    return ei.value
 
 
 def weighted_grads(fw, out, leaves, w_re, w_im=None):
