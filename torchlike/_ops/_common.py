@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
+from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
 
-__all__ = ["broadcast_shapes_or_raise", "check_broadcast", "shape_of", "wrap_dim",
+__all__ = ["broadcast_shapes_or_raise", "check_broadcast", "int_arg", "shape_of", "wrap_dim",
            "shape_str"]
 
 
@@ -40,3 +45,18 @@ def check_broadcast(*vals) -> None:
     acc = shapes[0]
     for s in shapes[1:]:
         acc = broadcast_shapes_or_raise(acc, s)
+
+
+def int_arg(fname: str, name: str, pos: int | None, v) -> int:
+    """``v`` as a Python int, or PyTorch's TypeError for an ``int`` parameter (a bool is
+    not an int there; a 0-d integer tensor is). ``pos``: the parameter's position in the
+    message, None for a keyword-only one."""
+    if not isinstance(v, (bool, np.bool_)) and not (isinstance(v, Tensor) and
+                                                     v.dtype is _dt.bool):
+        try:
+            return operator.index(v)
+        except TypeError:
+            pass
+    where = f" (position {pos})" if pos is not None else ""
+    raise TypeError(f"{fname}(): argument '{name}'{where} must be int, not "
+                    f"{type(v).__name__}")

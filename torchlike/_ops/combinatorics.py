@@ -29,7 +29,7 @@ from jax import lax
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
-from ._common import broadcast_shapes_or_raise, shape_str
+from ._common import broadcast_shapes_or_raise, int_arg, shape_str
 from .bind import FUNCTIONS
 from .reduction_common import _overloaded, _short
 from .samples import S, arr
@@ -46,19 +46,6 @@ def _no_grad(t):
     if type(t) is Tensor and t._requires_grad:
         return t.detach()
     return t
-
-
-def _as_int(fname: str, name: str, pos: int | None, v) -> int:
-    """``v`` as a Python int, or PyTorch's TypeError for an ``int`` parameter."""
-    if not isinstance(v, (bool, np.bool_)) and not (isinstance(v, Tensor) and
-                                                     v.dtype is _dt.bool):
-        try:
-            return operator.index(v)
-        except TypeError:
-            pass
-    where = f" (position {pos})" if pos is not None else ""
-    raise TypeError(f"{fname}(): argument '{name}'{where} must be int, not "
-                    f"{type(v).__name__}")
 
 
 def _as_bool(fname: str, name: str, v) -> bool:
@@ -304,7 +291,7 @@ def _combinations_binder(input, r=2, with_replacement=False):
 
 
 def _combinations_check(input, r=2, with_replacement=False):
-    _as_int("combinations", "r", 2, r)
+    int_arg("combinations", "r", 2, r)
     _as_bool("combinations", "with_replacement", with_replacement)
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {shape_str(input._shape)}")
@@ -400,7 +387,7 @@ def _vander_binder(x, N=None, increasing=False):
 
 def _vander_check(x, N=None, increasing=False):
     if N is not None:
-        _as_int("vander", "N", 2, N)
+        int_arg("vander", "N", 2, N)
     _as_bool("vander", "increasing", increasing)
     if x.dim() != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from ._common import int_arg
 from .bind import dtype_short_name
 from .creation import place
 
@@ -32,19 +33,6 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
               "bool": "bool", "complex64": "c10::complex<float>",
               "complex128": "c10::complex<double>"}
-
-
-def _int_arg(fname: str, name: str, pos: int, v) -> int:
-    """``v`` as a Python int, or PyTorch's TypeError for an ``int`` parameter (a bool is
-    not an int there; a 0-d integer tensor is)."""
-    if not isinstance(v, (bool, np.bool_)) and not (isinstance(v, Tensor) and
-                                                     v.dtype is _dt.bool):
-        try:
-            return operator.index(v)
-        except TypeError:
-            pass
-    raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
-                    f"{type(v).__name__}")
 
 
 def _options(dt: _dt.dtype, explicit: bool, device, layout: str = "Strided (default)") -> str:
@@ -79,7 +67,7 @@ def _window_args(name: str, window_length, periodic, extra: tuple, dtype, layout
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({', '.join(got)}), but expected one of:\n"
                             + _overloads(name, tuple(f"float {n}" for n, _, _ in extra)))
-    n = _int_arg(name, "window_length", 1, window_length)
+    n = int_arg(name, "window_length", 1, window_length)
     if periodic is _MISSING:
         periodic = True
     elif not isinstance(periodic, (bool, np.bool_)):
@@ -252,9 +240,9 @@ def kaiser_window(window_length: int, periodic: bool = _MISSING, beta: float = _
 # tril_indices / triu_indices
 def _tri_indices(name: str, row, col, offset, dtype, layout, device, requires_grad,
                  lower: bool) -> Tensor:
-    row = _int_arg(name, "row", 1, row)
-    col = _int_arg(name, "col", 2, col)
-    offset = _int_arg(name, "offset", 3, offset)
+    row = int_arg(name, "row", 1, row)
+    col = int_arg(name, "col", 2, col)
+    offset = int_arg(name, "offset", 3, offset)
     dt = _dt.int64 if dtype is None else _dt.to_dtype(dtype)
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
