@@ -17,7 +17,7 @@ from ._core.device import device  # noqa: E402
 from ._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._core.size import Size  # noqa: E402
-from ._core.tensor import Tensor, is_tensor  # noqa: E402
+from ._core.tensor import Tensor, is_inference, is_tensor  # noqa: E402
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import _ops  # noqa: E402
 from . import linalg  # noqa: E402

@@ -21,6 +21,11 @@ class _State(threading.local):
 
 _state = _State()
 
+# True once any thread has entered ``inference_mode``: until then the per-op code that
+# marks results as inference tensors skips reading the thread-local ``_state``
+# (Note [Inference tensors] in storage.py).
+inference_used = [False]
+
 
 def is_grad_enabled() -> bool:
     """Mirrors ``torch.is_grad_enabled``."""
@@ -116,7 +121,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Mirrors ``torch.inference_mode(mode=True)``: like ``no_grad`` here."""
+    """Mirrors ``torch.inference_mode(mode=True)``: grad mode off, and the tensors made
+    inside are inference tensors (Note [Inference tensors] in storage.py).
+    ``inference_mode(False)`` turns both off again (grad mode on)."""
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
@@ -128,9 +135,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_state.enabled, _state.inference)
+        # ``inference_mode(False)`` turns inference mode off and grad mode on, as
+        # PyTorch's ``InferenceMode(false)`` guard does
+        _state.enabled = not self.mode
+        _state.inference = self.mode
         if self.mode:
-            _state.enabled = False
-            _state.inference = True
+            inference_used[0] = True
 
     def __exit__(self, *exc) -> None:
         _state.enabled, _state.inference = self.prev

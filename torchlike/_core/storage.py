@@ -21,9 +21,11 @@ import itertools
 import numpy as np
 
 from .dtype import _BY_NP
+from .grad_mode import _state as _grad_state
+from .grad_mode import inference_used as _inference_used
 
-__all__ = ["Storage", "VersionCounter", "contiguous_strides", "compute_view_strides",
-           "strided_index"]
+__all__ = ["Storage", "InferenceStorage", "VersionCounter", "contiguous_strides",
+           "compute_view_strides", "strided_index"]
 
 _uid = itertools.count(1)
 
@@ -36,6 +38,15 @@ class Storage:
     """
 
     __slots__ = ("array", "gen", "uid", "dtype", "__weakref__")
+
+    #: whether the tensors over this storage are inference tensors (Note [Inference
+    #: tensors]); ``InferenceStorage`` says True
+    inference = False
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Storage and _inference_used[0] and _grad_state.inference:
+            cls = InferenceStorage
+        return object.__new__(cls)
 
     def __init__(self, array, dtype=None):
         self.array = array
@@ -53,6 +64,28 @@ class Storage:
     def data_ptr(self) -> int:
         # A plausible, 64-byte aligned address unique to this storage.
         return 0x7F0000000000 + self.uid * 0x1000000
+
+
+# Note [Inference tensors]
+# As in PyTorch, a tensor made while ``inference_mode`` is on is an inference tensor
+# (``is_inference()``), and so are its views and ``detach()``ed aliases: they share its
+# storage, which is an ``InferenceStorage``. (A view made in inference mode of a normal
+# tensor is normal: it shares a normal storage.) Outside inference mode such a tensor
+# may be read and used in ops that record no saved values, but PyTorch refuses three
+# things, and so does torchlike: an in-place write to it (``Tensor._set_value`` and the
+# in-place metadata methods), ``requires_grad_(True)`` on it, and saving it for a
+# backward (``autograd._saved.entries``).
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+    "a clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+class InferenceStorage(Storage):
+    """The storage of inference tensors (Note [Inference tensors])."""
+
+    __slots__ = ()
+    inference = True
 
 
 class VersionCounter:

@@ -16,13 +16,15 @@ import numpy as np
 
 from . import dtype as _dt
 from .device import CPU, device as Device, from_jax_device, jax_device
+from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
 from .size import Size
-from .storage import Storage, VersionCounter, compute_view_strides, contiguous_strides
+from .storage import (INFERENCE_INPLACE_ERROR, Storage, VersionCounter, compute_view_strides,
+                      contiguous_strides)
 from .storage import is_contiguous as _is_contiguous
 from .storage import strided_index
 
-__all__ = ["Tensor", "is_tensor"]
+__all__ = ["Tensor", "is_inference", "is_tensor"]
 
 
 @jax.jit
@@ -164,7 +166,10 @@ class Tensor:
         """Write ``new`` (same shape; cast to this dtype) into this tensor's memory.
 
         For a view the values are scattered into the shared storage, so the base and
-        every other view see them."""
+        every other view see them. An inference tensor outside inference mode refuses
+        (Note [Inference tensors])."""
+        if self._storage.inference and not _grad_state.inference:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if new.dtype != self.dtype.np:
             new = new.astype(self.dtype.np)
         if tuple(new.shape) != self._shape:
@@ -328,6 +333,9 @@ class Tensor:
             return
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError(msg)
+        if value and self._storage.inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -335,6 +343,11 @@ class Tensor:
         self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can "
                                                "require gradients")
         return self
+
+    def is_inference(self) -> bool:
+        """Mirrors ``Tensor.is_inference``: whether this tensor (or the tensor it views)
+        was made under ``inference_mode`` (Note [Inference tensors])."""
+        return self._storage.inference
 
     @property
     def is_leaf(self) -> bool:
@@ -735,6 +748,15 @@ wrap_dim = _wrap_dim
 def is_tensor(obj) -> bool:
     """Mirrors ``torch.is_tensor``."""
     return isinstance(obj, Tensor)
+
+
+def is_inference(input: Tensor) -> bool:
+    """Mirrors ``torch.is_inference``: ``input.is_inference()``, with PyTorch's TypeError
+    for a non-tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
 
 
 _ = (functools, weakref, is_grad_enabled, compute_view_strides)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
+from .._core.storage import INFERENCE_INPLACE_ERROR
 from .._core.tensor import Tensor
 from .dispatch import _plan_of, dispatch, prepare
 from .spec import OPS, OpSpec
@@ -126,8 +127,8 @@ def _make_reflected(spec: OpSpec, name: str):
 def _make_inplace_view(spec: OpSpec, name: str):
     """``t.transpose_(0, 1)`` and friends change this tensor's metadata, not its data."""
     def m(self, *args, **kwargs):
-        if self._base is not None and self.grad_fn is not None:
-            pass
+        if self._storage.inference and not _grad_state.inference:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)   # Note [Inference tensors]
         out = dispatch(spec, m, (self,) + args, kwargs)
         self._shape, self._stride, self._offset = out._shape, out._stride, out._offset
         self._direct, self._idx = out._direct, None

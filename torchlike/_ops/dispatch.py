@@ -56,6 +56,8 @@ from .._core import dtype as _dt
 from .._core import storage as _storage_mod
 from .._core import xla
 from .._core.grad_mode import _state as _grad_state
+from .._core.grad_mode import inference_used as _inference_used
+from .._core.storage import InferenceStorage as _InferenceStorage
 from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
 from .spec import OPS, OpSpec
@@ -619,7 +621,9 @@ def wrap_outputs(spec: OpSpec, vals, out):
 # (``_init_from_array``, ``Storage.__init__``, ``VersionCounter()``,
 # ``_init_autograd_fields``) written out: it runs for every op result, where the calls
 # cost about a microsecond. tests/test_dispatch.py checks that both give a tensor with
-# the same fields, so a field added to one and not the other fails there.
+# the same fields, so a field added to one and not the other fails there. The storage
+# is an ``InferenceStorage`` under ``inference_mode`` (Note [Inference tensors]); the
+# thread-local mode is read only once some thread has entered it.
 _new = object.__new__
 _BY_NP = _dt._BY_NP
 _uid = _storage_mod._uid
@@ -628,7 +632,7 @@ _ARRAY_TYPE = type(jnp.zeros(()))
 
 
 def _tensor_of(arr) -> Tensor:
-    st = _new(Storage)
+    st = _new(_InferenceStorage if _inference_used[0] and _grad_state.inference else Storage)
     st.array = arr
     st.gen = 0
     st.uid = next(_uid)

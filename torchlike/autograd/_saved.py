@@ -187,11 +187,24 @@ def entries(plan, dyn_t, outs, name):
             continue
         v = dyn_t[i]
         if isinstance(v, Tensor):
+            st = v._storage
+            if st.inference:
+                raise RuntimeError(INFERENCE_SAVED_ERROR)
             vc = v._vc
-            res.append((vc, vc.v, v._storage.dtype, v._shape, v, None))
+            res.append((vc, vc.v, st.dtype, v._shape, v, None))
         elif isinstance(v, (list, tuple)):
             for t in v:
                 if isinstance(t, Tensor):
+                    if t._storage.inference:
+                        raise RuntimeError(INFERENCE_SAVED_ERROR)
                     vc = t._vc
                     res.append((vc, vc.v, t._storage.dtype, t._shape, t, None))
     return res or None
+
+
+# Note [Inference tensors] (in _core/storage.py): a node may not save one.
+INFERENCE_SAVED_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make "
+    "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+    "instead of `torch.inference_mode()`.")
