@@ -447,3 +447,61 @@ def test_flip_family_and_stacks():
         return (m.fliplr(x), m.flipud(x), x.fliplr(), m.hstack([v, v]), m.vstack([v, v]),
                 m.row_stack([x, v]), m.dstack([v, v]), m.column_stack([v, x.t()]))
     check_same(f)
+
+
+# ---------------------------------------------------------------------------
+# adjoint / mH / H and torchlike.detach
+_Z = np.array([[[1 + 2j, 3 - 1j, 0.5j], [2, -1j, 1 + 1j]]], np.complex64)
+
+
+@pytest.mark.parametrize("how", ["adjoint_fn", "adjoint_method", "mH", "H2d"])
+@pytest.mark.parametrize("complex_", [False, True])
+def test_adjoint_and_mH(how, complex_):
+    a = _Z if complex_ else _Z.real.astype(np.float32) + 1
+    if how == "H2d":
+        a = a[0]
+
+    def run(fw):
+        x = fw.tensor(a, requires_grad=True)
+        y = {"adjoint_fn": lambda: fw.adjoint(x), "adjoint_method": lambda: x.adjoint(),
+             "mH": lambda: x.mH, "H2d": lambda: x.H}[how]()
+        w = fw.arange(y.numel(), dtype=fw.float32).reshape(y.shape)
+        (y.abs() * w).sum().backward() if complex_ else (y * w).sum().backward()
+        return y, x.grad
+    y, g = run(tl)
+    expect = np.conj(np.swapaxes(a, -1, -2))
+    np.testing.assert_allclose(y.detach().numpy(), expect, rtol=1e-6)
+    if not complex_:
+        assert y._base is not None      # a real tensor's adjoint is a view
+    if HAVE_TORCH:
+        ry, rg = run(torch)
+        assert_same(y.detach(), ry.detach())
+        assert_same(g, rg)
+
+
+@pytest.mark.parametrize("name", ["adjoint", "mH", "mT"])
+def test_adjoint_of_a_vector_raises(name):
+    what = {"adjoint": "tensor.adjoint()", "mH": "tensor.mH", "mT": "tensor.mT"}[name]
+    call = (lambda fw: fw.adjoint(fw.ones(3))) if name == "adjoint" else \
+        (lambda fw: getattr(fw.ones(3), name))
+    with pytest.raises(RuntimeError) as ei:
+        call(tl)
+    assert str(ei.value) == (f"{what} is only supported on matrices or batches of matrices. "
+                             "Got 1-D tensor.")
+    if HAVE_TORCH:
+        with pytest.raises(RuntimeError) as er:
+            call(torch)
+        assert str(er.value) == str(ei.value)
+
+
+def test_detach_function():
+    x = tl.ones(2, requires_grad=True)
+    y = x * 2
+    d = tl.detach(y)
+    assert not d.requires_grad and d.grad_fn is None
+    assert d.data_ptr() == y.data_ptr()
+    with pytest.raises(TypeError, match=r"detach\(\): argument 'input' \(position 1\) must be "
+                                        r"Tensor, not int"):
+        tl.detach(3)
+    if HAVE_TORCH:
+        assert torch.detach(torch.ones(2, requires_grad=True) * 2).requires_grad is False

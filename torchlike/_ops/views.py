@@ -14,6 +14,7 @@ from .._core.size import Size
 from .._core.storage import compute_view_strides, contiguous_strides
 from .._core.tensor import Tensor, wrap_dim
 from ._common import shape_str
+from .bind import FUNCTIONS
 from .samples import S, arr
 from .spec import OPS, OpSpec, register
 
@@ -318,18 +319,19 @@ def _T(self):
     return call_op("permute", self, tuple(range(self.dim() - 1, -1, -1)))
 
 
-def _mT(self):
-    """Mirrors ``Tensor.mT``: the last two dimensions swapped."""
+def _mT(self, what: str = "tensor.mT"):
+    """Mirrors ``Tensor.mT``: the last two dimensions swapped (a view)."""
     if self.dim() < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. "
                            f"Got {self.dim()}-D tensor.")
     from .dispatch import call_op
     return call_op("transpose", self, -2, -1)
 
 
-def _mH(self):
-    from .dispatch import call_op
-    return call_op("conj", _mT(self)) if self.is_complex() else _mT(self)
+def _mH(self, what: str = "tensor.mH"):
+    """Mirrors ``Tensor.mH``: ``mT``, conjugated for complex tensors."""
+    t = _mT(self, what)
+    return t.conj() if self.is_complex() else t
 
 
 Tensor.T = property(_T)
@@ -338,11 +340,24 @@ Tensor.mH = property(_mH)
 Tensor.H = property(lambda self: _mH(self) if self.dim() == 2 else _T(self))
 
 
-def _adjoint(self):
-    return _mH(self)
+def adjoint(input: Tensor) -> Tensor:
+    """Mirrors ``torch.adjoint`` / ``Tensor.adjoint``: ``input.mH``, with PyTorch's error
+    naming ``tensor.adjoint()`` for fewer than two dimensions."""
+    return _mH(input, "tensor.adjoint()")
 
 
-Tensor.adjoint = _adjoint
+def detach(input: Tensor) -> Tensor:
+    """Mirrors ``torch.detach``: ``input.detach()``."""
+    if not isinstance(input, Tensor):
+        raise TypeError("detach(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.detach()
+
+
+Tensor.adjoint = adjoint
+FUNCTIONS["adjoint"] = adjoint
+FUNCTIONS["detach"] = detach
+adjoint.__module__ = detach.__module__ = "torchlike"
 
 
 # ---------------------------------------------------------------------------
