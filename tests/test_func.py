@@ -477,3 +477,9 @@ def test_func_namespace_matches_torch():
     assert all(hasattr(tl.func, n) for n in names)
     if HAVE_TORCH:
         assert all(hasattr(torch.func, n) for n in names)
+
+
+def test_torchlike_vmap_is_func_vmap():
+    assert tl.vmap is tl.func.vmap
+    out = tl.vmap(lambda r: r.sum())(tl.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(out.numpy(), [3.0, 12.0])

@@ -45,6 +45,7 @@ del _ALIASES
 from . import optim, utils  # noqa: E402
 from ._core.interop import from_dlpack, from_jax  # noqa: E402
 from . import func  # noqa: E402
+from .func import vmap  # noqa: E402  (torch.vmap is torch.func.vmap)
 from ._core.dtype_info import *  # noqa: E402,F401,F403
 from ._core.runtime import *  # noqa: E402,F401,F403
 from ._ops.windows import *  # noqa: E402,F401,F403
