@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     creation,
     cumulative,
     elementwise,
+    histogram,
     index_ops,
     indexing,
     joining,
@@ -28,6 +29,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     sorting,
     splitting,
     statistics,
+    strided,
     view_scatter,
     views,
 )

@@ -708,13 +708,4 @@ register(OpSpec(
     grad_name="CopySlices", samples=lambda: []))
 
 
-def _as_strided_public(input, size, stride, storage_offset=None):
-    """Mirrors ``torch.as_strided`` over the tensor's own storage."""
-    from .dispatch import call_op
-    off = input._offset if storage_offset is None else storage_offset
-    base = input._base if input._base is not None else input
-    return call_op("_as_strided", base, tuple(size), tuple(stride), off)
-
-
-Tensor.as_strided = _as_strided_public
 _ = contiguous_strides
