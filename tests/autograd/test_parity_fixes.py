@@ -497,3 +497,40 @@ def test_type_as_needs_a_tensor():
         return err(lambda: torch.ones(2).type_as(3))
     assert parity(run) == ("TypeError", "type_as(): argument 'other' (position 1) must be "
                                         "Tensor, not int")
+
+
+# ---------------------------------------------------------------------------
+# an in-place op on a view of a base whose storage is not laid out contiguously
+# (Note [In-place on a view]): the write and the gradients land on the right elements
+@pytest.mark.parametrize("case", ["row_of_transposed", "column_of_transposed",
+                                  "permuted_3d", "strided_base"])
+def test_inplace_on_a_view_of_a_non_contiguous_base(case):
+    def run(fw):
+        x = fw.arange(24.0).reshape(2, 3, 4) * 1 if case == "permuted_3d" else \
+            fw.arange(6.0).reshape(2, 3) * 1
+        if case == "permuted_3d":
+            x = x.permute(2, 0, 1).contiguous().permute(1, 2, 0)   # a non-view base...
+            x = x * 1                                              # ...made contiguous
+            x.transpose_(0, 2)
+            view = x[1, :, 1]
+        elif case == "strided_base":
+            x = fw.arange(12.0).reshape(3, 4) * 1
+            x.as_strided_((2, 2), (4, 2), 1)
+            view = x[:, 1]
+        else:
+            x.t_()
+            view = x[0] if case == "row_of_transposed" else x[:, 1]
+        w = fw.arange(1.0, 1.0 + view.numel()).reshape(view.shape).requires_grad_()
+        view.mul_(w)
+        weights = fw.arange(float(x.numel())).reshape(x.shape)
+        (x * weights).sum().backward()
+        return x.detach().numpy(), w.grad.numpy(), x.grad_fn.name()
+    got = run(tl)
+    if case == "row_of_transposed":     # worked out by hand
+        np.testing.assert_allclose(got[0], [[0, 6], [1, 4], [2, 5]])
+        np.testing.assert_allclose(got[1], [0, 3])
+    if HAVE_TORCH:
+        ref = run(torch)
+        np.testing.assert_allclose(got[0], ref[0])
+        np.testing.assert_allclose(got[1], ref[1])
+        assert ref[2].endswith(got[2])

@@ -5,11 +5,20 @@
 # CopySlices). The new base value is recorded as a differentiable strided scatter of
 # the op's result into the old base; the view then reads itself back from the new
 # base with a differentiable strided gather, so gradients reach both the old base and
-# the op's inputs.
+# the op's inputs. Both take the view's place as (size, stride, offset) in the base's
+# own row-major order. A view's metadata gives it in storage positions, which is the
+# same thing only while the base lays out its storage contiguously from 0; a base that
+# does not (after ``t_()``, ``as_strided_()`` or ``resize_()`` on it, or made by
+# ``empty_strided``) has the positions translated (``_in_base_order``), and a view
+# whose elements are not strided in the base's order raises rather than be written to
+# the wrong elements.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .._core.storage import contiguous_strides, strided_index
 from .._core.tensor import Tensor
 
 __all__ = ["rebase_history"]
@@ -47,7 +56,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
         self._requires_grad = True
         out.grad_fn._retarget(out, self)
         return
-    size, stride, offset = self._shape, self.stride(), self._offset
+    size, stride, offset = _in_base_order(self, base)
     new_base = call_op("_as_strided_scatter", base, out, size, stride, offset)
     base._set_value(new_base._value)
     _move_saved(new_base.grad_fn, new_base, base)
@@ -59,3 +68,31 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
     self.grad_fn = view.grad_fn
     self._output_nr = 0
     self._requires_grad = True
+
+
+def _in_base_order(view: Tensor, base: Tensor) -> tuple:
+    """``view``'s elements as ``(size, stride, offset)`` in ``base``'s row-major order
+    (Note [In-place on a view])."""
+    size, stride, offset = view._shape, view.stride(), view._offset
+    bshape, bstride = base._shape, base.stride()
+    if base._offset == 0 and bstride == contiguous_strides(bshape):
+        return size, stride, offset
+    wanted = strided_index(size, stride, offset)
+    if not wanted.size:
+        return size, tuple(0 for _ in size), 0
+    where = strided_index(bshape, bstride, base._offset).reshape(-1)
+    order = np.argsort(where, kind="stable")
+    ranked = where[order]
+    k = np.clip(np.searchsorted(ranked, wanted), 0, max(ranked.size - 1, 0))
+    if ranked.size and np.all(ranked[k] == wanted) and np.all(ranked[1:] != ranked[:-1]):
+        logical = order[k]
+        start = int(logical.reshape(-1)[0])
+        new_stride = tuple(int(logical[(0,) * d + (1,) + (0,) * (len(size) - d - 1)]) - start
+                           if n > 1 else 0 for d, n in enumerate(size))
+        if np.array_equal(logical, strided_index(size, new_stride, start)):
+            return size, new_stride, start
+    raise RuntimeError(
+        f"in-place operation on a view of shape {list(size)}: its elements are not strided "
+        f"in the order of its base (shape {list(bshape)}, stride {list(bstride)}, storage "
+        f"offset {base._offset}), whose gradient history the write must update. Write to "
+        "a .clone() of the view, or to the base itself.")
