@@ -17,6 +17,9 @@ from .._ops.linalg import LinAlgError
 from . import _solve  # noqa: F401
 from . import _factorize  # noqa: F401
 from . import _norms  # noqa: F401
+from . import _linalg_more  # noqa: F401
+from . import _ldl  # noqa: F401
+from . import _torch_forms  # noqa: F401
 from ._common import PUBLIC, _expose
 
 __all__ = ["PUBLIC", "LinAlgError"]
