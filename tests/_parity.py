@@ -177,3 +177,17 @@ def raises_like(fn_tl, fn_torch, exc=Exception, same_text: bool = True):
             assert normalize_error(str(ei.value)).split("\n")[0] == \
                 str(er.value).split("\n")[0]
     return ei.value
+
+
+def error_like_torch(case):
+    """``case(fw)`` raises in torchlike; with PyTorch, the same type and the same message
+    (``torchlike`` read as ``torch``)."""
+    with pytest.raises(Exception) as info:
+        case(tl)
+    if not HAVE_TORCH:
+        return info.value
+    with pytest.raises(Exception) as ref:
+        case(torch)
+    assert type(info.value).__name__ == type(ref.value).__name__, (info.value, ref.value)
+    assert normalize_error(str(info.value)) == str(ref.value)
+    return info.value
