@@ -318,8 +318,13 @@ def test_as_strided_scatter_errors(i):
 def test_as_strided_scatter_complex_source_warns():
     for fw in FWS:
         m = _mod(fw)
-        with pytest.warns(UserWarning, match="discards the imaginary part"):
-            out = m.as_strided_scatter(m.zeros(3), m.tensor([1 + 2j]), (1,), (1,), 1)
+        if m is tl:
+            with pytest.warns(UserWarning, match="discards the imaginary part"):
+                out = m.as_strided_scatter(m.zeros(3), m.tensor([1 + 2j]), (1,), (1,), 1)
+        else:   # PyTorch warns once per process: an earlier test may have had its warning
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = m.as_strided_scatter(m.zeros(3), m.tensor([1 + 2j]), (1,), (1,), 1)
         assert out.tolist() == [0.0, 1.0, 0.0]
 
 
