@@ -151,7 +151,7 @@ def outcome(fn):
         return e
 
 
-def same_error(fn_tl, fn_torch, exc: type, match_text: bool = False):
+def same_error(fn_tl, fn_torch, exc: type = Exception, match_text: bool = False):
     """torchlike raises ``exc``; where PyTorch is installed, it raises too, the same type
     (and, with ``match_text``, the same message with ``torch`` for ``torchlike``)."""
     out = outcome(fn_tl)

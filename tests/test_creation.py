@@ -14,7 +14,7 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, outcome, torch
+from ._parity import HAVE_TORCH, assert_same, outcome, same_error, torch
 
 NP_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
              "float64", "complex64", "complex128"]
@@ -38,19 +38,6 @@ def skip_comparison():
     if not HAVE_TORCH:
         pytest.skip("PyTorch (test oracle) not installed: the comparison is skipped "
                     "(torchlike's half ran)")
-
-
-def same_error(fn_tl, fn_torch, match_text: bool = False):
-    """torchlike raises; where PyTorch is installed, the same error (and text) as it."""
-    out = outcome(fn_tl)
-    assert isinstance(out, Exception), f"torchlike did not raise: {out!r}"
-    if not HAVE_TORCH:
-        return
-    ref = outcome(fn_torch)
-    assert isinstance(ref, Exception), f"torch did not raise: {ref!r}"
-    assert type(out).__name__ == type(ref).__name__, f"{out!r} vs torch {ref!r}"
-    if match_text:
-        assert str(out).replace("torchlike", "torch") == str(ref)
 
 
 # ---------------------------------------------------------------------------
