@@ -196,7 +196,13 @@ def test_pinning_and_same_size_methods():
         x = tl.ones(2)
         assert x.pin_memory() is x
     if HAVE_TORCH and not torch.cuda.is_available():
-        assert got == run(torch)
+        want = run(torch)
+        assert got[:4] == want[:4]
+        # torchax (which tests/test_benchmarks_smoke.py imports) registers PyTorch's
+        # PrivateUse1 backend for the process, after which PyTorch's pin_memory raises
+        # about that backend's hooks instead
+        if torch._C._get_privateuse1_backend_name() == "privateuseone":
+            assert got[4:] == want[4:]
 
 
 def test_type_as_casts_to_the_other_dtype():
