@@ -111,12 +111,25 @@ def _first_failure(info: np.ndarray):
     return (None, 0) if bad.size == 0 else (int(bad[0]), int(flat[bad[0]]))
 
 
-def _check_singular(A, message) -> None:
+def _check_singular(A, message, exc: type = LinAlgError) -> None:
+    """Raise ``exc(message(batch prefix, 1-based pivot))`` when ``A`` (eager) has an
+    exact zero pivot in its LU factorization."""
     if _is_traced(A) or A.numel() == 0:
         return
     i, pivot = _first_failure(np.asarray(_zero_pivot(A._value)))
     if i is not None:
-        raise LinAlgError(message(_batch_prefix(A._shape, i), pivot))
+        raise exc(message(_batch_prefix(A._shape, i), pivot))
+
+
+def check_lu_factor_errors(api: str, A) -> None:
+    """PyTorch's error for a singular ``A`` (an exact zero on the diagonal of ``U``), as
+    ``linalg.lu_factor`` and ``lu_factor_ex(check_errors=True)`` raise it (a RuntimeError,
+    not a LinAlgError). Eager only (Note [Singular inputs])."""
+    def message(prefix, i):
+        return (f"{api}: {prefix}U[{i},{i}] is zero and using it on lu_solve would result "
+                f"in a division by zero. If you still want to perform the factorization, "
+                f"consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    _check_singular(A, message, RuntimeError)
 
 
 def _inv_message(prefix, pivot):

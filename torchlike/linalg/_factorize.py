@@ -13,7 +13,8 @@ import numpy as np
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
-from ._common import _check_cholesky, _cholesky_info, _hermitian_from, _linalg, _mH, _sq
+from ._common import (_check_cholesky, _cholesky_info, _hermitian_from, _linalg, _mH, _sq,
+                      check_lu_factor_errors)
 
 
 def _lu_factor(A, pivot=True, out=None):
@@ -30,13 +31,18 @@ def _lu_factor_check(A, pivot=True, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                            "CPU")
+    check_lu_factor_errors("torch.linalg.lu_factor", A)
 
 
 _linalg("lu_factor", _lu_factor, "A, *, pivot=True, out=None", tensor_args=("A",),
         promote="none", check=_lu_factor_check, out_names=("LU", "pivots"),
         grad_name="LinalgLuFactorExBackward0", autocast="fp32",
+        doc="Mirrors ``torch.linalg.lu_factor``: ``lu_factor_ex`` that raises PyTorch's "
+            "RuntimeError when ``U`` has an exact zero on its diagonal (eager only).",
         samples=lambda: [S(arr(3, 3)), S(arr(2, 4, 4, dtype="float64")),
-                         S(arr(3, 3, dtype="int64"), grad=False)])
+                         S(arr(3, 3, dtype="int64"), grad=False),
+                         S(np.array([[[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [2.0, 4.0]]],
+                                    np.float32), grad=False)])
 
 
 # ---------------------------------------------------------------------------

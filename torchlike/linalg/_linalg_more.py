@@ -30,7 +30,7 @@ from .._ops.combinatorics import _vander_fn
 from .._ops.linalg import LinAlgError, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from ._common import (_batch_prefix, _first_failure, _is_traced, _linalg, _mH, _mT, _sq,
-                      _zero_pivot)
+                      _zero_pivot, check_lu_factor_errors)
 from ._factorize import _lu_factor
 from ._solve import _solve, _solve_is_vector
 
@@ -83,23 +83,6 @@ def _lu_common_check(name: str, A, pivot) -> None:
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                            "CPU")
-
-
-def _lu_factor_message(api: str, prefix: str, i: int) -> str:
-    return (f"{api}: {prefix}U[{i},{i}] is zero and using it on lu_solve would result in a "
-            f"division by zero. If you still want to perform the factorization, consider "
-            f"calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
-
-
-def check_lu_factor_errors(api: str, A) -> None:
-    """PyTorch's error for a singular ``A`` (an exact zero on the diagonal of ``U``), as
-    ``linalg.lu_factor`` and ``lu_factor_ex(check_errors=True)`` raise it (a RuntimeError,
-    not a LinAlgError). Eager only (Note [Singular inputs] in ``_common.py``)."""
-    if _is_traced(A) or A.numel() == 0:
-        return
-    i, pivot = _first_failure(np.asarray(_zero_pivot(A._value)))
-    if i is not None:
-        raise RuntimeError(_lu_factor_message(api, _batch_prefix(A._shape, i), pivot))
 
 
 def _lu_factor_ex(A, pivot=True, check_errors=False, out=None):
