@@ -24,6 +24,21 @@ except ImportError:  # pragma: no cover - exercised on machines without torch
 requires_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch (test oracle) not installed")
 
 
+FWS = ["tl", "torch"] if HAVE_TORCH else ["tl"]   # the frameworks a test can run in
+
+
+def fw_module(fw: str):
+    """The module of framework ``fw`` ("tl" or "torch")."""
+    return tl if fw == "tl" else torch
+
+
+def both(fn):
+    """``fn(torchlike)``, and ``fn(torch)`` (None without PyTorch)."""
+    out = fn(tl)
+    ref = fn(torch) if HAVE_TORCH else None
+    return out, ref
+
+
 def tl_tensor(a: np.ndarray, requires_grad: bool = False):
     t = tl.tensor(a)
     if requires_grad:
@@ -177,6 +192,18 @@ def raises_like(fn_tl, fn_torch, exc=Exception, same_text: bool = True):
             assert normalize_error(str(ei.value)).split("\n")[0] == \
                 str(er.value).split("\n")[0]
     return ei.value
+
+
+def raises_in_both(fn, exc=Exception, same_text: bool = True):
+    """``fn(torchlike)`` raises ``exc``; with PyTorch, ``fn(torch)`` raises the same type
+    and (with ``same_text``) the same first line. Warnings are silenced."""
+    def quiet(m):
+        def call():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn(m)
+        return call
+    return raises_like(quiet(tl), quiet(torch), exc, same_text)
 
 
 def error_like_torch(case):

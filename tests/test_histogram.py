@@ -13,13 +13,9 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, normalize_error, torch
-
-FWS = ["tl", "torch"] if HAVE_TORCH else ["tl"]
-
-
-def _mod(fw):
-    return tl if fw == "tl" else torch
+from ._parity import FWS, HAVE_TORCH, assert_same, both, torch
+from ._parity import fw_module as _mod
+from ._parity import raises_in_both as raises_like
 
 
 def _t(m, a):
@@ -29,31 +25,11 @@ def _t(m, a):
     return torch.tensor(a)
 
 
-def both(fn):
-    out = fn(tl)
-    ref = fn(torch) if HAVE_TORCH else None
-    return out, ref
-
-
 def exact(a, b):
     """``a`` (torchlike) and ``b`` (torch) have the same dtype, shape and bits."""
     assert_same(a, b)
     x, y = np.asarray(a.detach().float()), b.detach().float().numpy()
     np.testing.assert_array_equal(x, y)
-
-
-def raises_like(fn, exc=Exception):
-    errs = []
-    for fw in FWS:
-        with pytest.raises(Exception) as ei:
-            fn(_mod(fw))
-        errs.append(ei.value)
-    assert isinstance(errs[0], exc), repr(errs[0])
-    if len(errs) == 2:
-        a, b = errs
-        assert type(a).__name__ == type(b).__name__, f"{a!r} vs {b!r}"
-        assert normalize_error(str(a)).split("\n")[0] == str(b).split("\n")[0]
-    return errs[0]
 
 
 def consistent_with_edges(x, hist, edges, weight=None):

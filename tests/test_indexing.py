@@ -4,24 +4,12 @@ masks, broadcasting values, gradients, and the error paths with PyTorch's messag
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import torchlike as tl
 
-from ._parity import HAVE_TORCH, assert_same, normalize_error, torch
-
-FWS = ["tl", "torch"] if HAVE_TORCH else ["tl"]
-
-
-def _mod(fw):
-    return tl if fw == "tl" else torch
-
-
-def both(fn):
-    out = fn(tl)
-    ref = fn(torch) if HAVE_TORCH else None
-    return out, ref
+from ._parity import FWS, HAVE_TORCH, assert_same, both, normalize_error
+from ._parity import fw_module as _mod
 
 
 def check_same(fn):
@@ -319,7 +307,8 @@ def test_seed_split_repeat_expand():
         x = m.tensor([1, 2, 3])
         y = m.tensor([[1, 2], [3, 4]])
         return (m.split(a, 2), m.split(a, [1, 4]), m.tensor_split(m.arange(8), 3),
-                m.tensor_split(m.arange(7), [1, 5]), x.repeat(4, 2), tuple(x.repeat(4, 2, 1).size()),
+                m.tensor_split(m.arange(7), [1, 5]), x.repeat(4, 2),
+                tuple(x.repeat(4, 2, 1).size()),
                 x.repeat_interleave(2), m.repeat_interleave(y, 2),
                 m.repeat_interleave(y, 3, dim=1),
                 m.repeat_interleave(y, m.tensor([1, 2]), dim=0),

@@ -16,19 +16,9 @@ import pytest
 import torchlike as tl
 from torchlike._ops import strided as _strided
 
-from ._parity import HAVE_TORCH, assert_same, normalize_error, torch
-
-FWS = ["tl", "torch"] if HAVE_TORCH else ["tl"]
-
-
-def _mod(fw):
-    return tl if fw == "tl" else torch
-
-
-def both(fn):
-    out = fn(tl)
-    ref = fn(torch) if HAVE_TORCH else None
-    return out, ref
+from ._parity import FWS, HAVE_TORCH, assert_same, both, torch
+from ._parity import fw_module as _mod
+from ._parity import raises_in_both as raises_like
 
 
 def layout(t):
@@ -43,23 +33,6 @@ def same_layout(fn):
         assert layout(out) == layout(ref)
         assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
     return out
-
-
-def raises_like(fn, exc=Exception, same_text: bool = True):
-    errs = []
-    for fw in FWS:
-        with pytest.raises(Exception) as ei:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                fn(_mod(fw))
-        errs.append(ei.value)
-    assert isinstance(errs[0], exc), repr(errs[0])
-    if len(errs) == 2:
-        a, b = errs
-        assert type(a).__name__ == type(b).__name__, f"{a!r} vs {b!r}"
-        if same_text:
-            assert normalize_error(str(a)).split("\n")[0] == str(b).split("\n")[0]
-    return errs[0]
 
 
 # ---------------------------------------------------------------------------

@@ -12,14 +12,7 @@ import pytest
 import torchlike as tl
 from torchlike import nn
 
-from .._parity import HAVE_TORCH, torch
-
-
-def both(fn):
-    """Run ``fn(lib)`` with torchlike, and with torch when it is installed."""
-    out = fn(tl)
-    ref = fn(torch) if HAVE_TORCH else None
-    return out, ref
+from .._parity import HAVE_TORCH, both, torch
 
 
 def _replace(s: str) -> str:
