@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     arithmetic,
     combinatorics,
     complex_ops,
+    copy_variants,
     comparison,
     counting,
     creation,

@@ -1,6 +1,6 @@
 """Shape ops that make new tensors: repetition and rearrangement (``repeat``,
 ``repeat_interleave``, ``tile``, ``flip``, ``roll``, ``rot90``), triangles and diagonals
-(``tril``, ``triu``, ``diag*``), ``broadcast_to``, ``ravel``, ``narrow_copy``, and the
+(``tril``, ``triu``, ``diag*``), ``broadcast_to``, ``ravel``, and the
 in-place-only writers ``fill_``, ``zero_``, ``copy_``, ``fill_diagonal_``. Each is
 declared once; see spec.py.
 
@@ -23,8 +23,7 @@ from .bind import FUNCTIONS, check_inplace_target, inplace_apply
 from .samples import S, arr
 from .shape_common import _host_values
 from .spec import OPS, OpSpec, register
-from .views import (_expand_meta, _expand_shape, _narrow_check, _reshape_meta, _sizes, jax_slice,
-                    normalize_args, shape_arg)
+from .views import (_expand_meta, _expand_shape, _reshape_meta, _sizes, normalize_args, shape_arg)
 
 __all__ = ["broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d",
            "fliplr", "flipud", "broadcast_shapes"]
@@ -329,7 +328,7 @@ register(OpSpec(
 
 
 # ---------------------------------------------------------------------------
-# broadcast_to / ravel / narrow_copy
+# broadcast_to / ravel
 def _broadcast_to_meta(input, size):
     return _expand_meta(input, size)
 
@@ -363,19 +362,6 @@ register(OpSpec(
     "UnsafeViewBackward0",
     samples=lambda: [S(arr(2, 3)), S(arr()), S(arr(0, 3)), S(arr(2, 3, dtype="int64"),
                                                             grad=False)]))
-
-
-def _narrow_copy_fn(input, dim, start, length):
-    d = dim % input.ndim
-    s = start + input.shape[d] if start < 0 else start
-    return jax_slice(input, d, s, s + length, 1)
-
-
-register(OpSpec(
-    "narrow_copy", _narrow_copy_fn, "input, dim, start, length", promote="none", saves=False,
-    check=lambda i, d, s, n: _narrow_check(i, d, s, n),
-    samples=lambda: [S(arr(4, 5), 0, 1, 2), S(arr(4, 5), -1, -3, 2), S(arr(4, 5), 1, 0, 0),
-                     S(arr(2, 3), 0, 1, 5)]))
 
 
 # ---------------------------------------------------------------------------
