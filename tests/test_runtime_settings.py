@@ -447,3 +447,111 @@ def test_public_names_exist_in_torch():
     for name in runtime.__all__:
         assert hasattr(torch, name), name
         assert getattr(tl, name) is getattr(runtime, name)
+
+
+# --------------------------------------------------------------------------- float32 matmul
+# precision (Note [float32 matmul precision] in torchlike/_core/xla.py)
+@pytest.fixture
+def precision_settings():
+    """Restore the default settings, and JAX's caches, whatever a test changed."""
+    yield
+    tl.set_float32_matmul_precision("highest")
+    tl.backends.cudnn.allow_tf32 = True
+
+
+@pytest.fixture
+def on_accelerator(monkeypatch, precision_settings):
+    """Pretend the programs are compiled for an accelerator, where the settings apply."""
+    from torchlike._core import xla
+    jax.clear_caches()
+    monkeypatch.setattr(xla, "_applies", lambda: True)
+    yield
+    jax.clear_caches()
+
+
+def _precisions(fn, *shapes):
+    """The precisions of the products and convolutions in the program ``fn`` traces."""
+    args = [jnp.ones(s, jnp.float32) for s in shapes]
+    text = str(jax.make_jaxpr(lambda *a: fn(*[tl.from_jax(x) for x in a]).jax())(*args))
+    return sorted(set(p for p in ("HIGHEST", "HIGH,", "DEFAULT")
+                      if f"precision=(Precision.{p.rstrip(',')}, " in text))
+
+
+def test_matmul_precision_setting_and_legacy_flag(precision_settings):
+    def state(m):
+        return m.get_float32_matmul_precision(), m.backends.cuda.matmul.allow_tf32
+
+    def run(m):
+        out = [state(m)]
+        for p in ("high", "medium", "highest"):
+            m.set_float32_matmul_precision(p)
+            out.append(state(m))
+        with pytest.warns(UserWarning, match="low is not one of 'highest', 'high', or "
+                                             "'medium'; the currentsetFloat32Matmul"):
+            m.set_float32_matmul_precision("low")
+        out.append(state(m))
+        with pytest.raises(RuntimeError) as e:
+            m.set_float32_matmul_precision(1)
+        out.append(str(e.value))
+        m.backends.cuda.matmul.allow_tf32 = False
+        return out
+    got = run(tl)
+    assert got == [("highest", False), ("high", True), ("medium", True),
+                   ("highest", False), ("highest", False),
+                   "set_float32_matmul_precision expects a str, but got int"]
+    tl.backends.cuda.matmul.allow_tf32 = True     # the older switch is "high"
+    assert tl.get_float32_matmul_precision() == "high"
+    tl.backends.cuda.matmul.allow_tf32 = False
+    assert tl.get_float32_matmul_precision() == "highest"
+    assert tl.backends.cudnn.allow_tf32 is True
+    if HAVE_TORCH:
+        assert run(torch) == got
+        assert torch.backends.cudnn.allow_tf32 is True
+
+
+def test_products_name_the_setting_on_every_backend(precision_settings):
+    # the op table's products always name the setting's precision (by default HIGHEST,
+    # so results do not depend on the backend); convolutions name none on the CPU
+    assert _precisions(lambda a, b: a @ b, (4, 4), (4, 4)) == ["HIGHEST"]
+    tl.set_float32_matmul_precision("medium")
+    assert _precisions(lambda a, b: a @ b, (4, 4), (4, 4)) == ["DEFAULT"]
+    assert _precisions(lambda a, b: tl.einsum("ij,jk->ik", a, b), (4, 4), (4, 4)) == \
+        ["DEFAULT"]
+    assert _precisions(lambda x, w: tl.nn.functional.conv2d(x, w),
+                       (1, 2, 6, 6), (3, 2, 3, 3)) == []
+    x = tl.randn(8, 8)
+    assert tl.equal(x @ x, tl.from_jax(jnp.matmul(x.jax(), x.jax(), precision="highest")))
+
+
+@pytest.mark.parametrize("setting, expected", [("highest", "HIGHEST"), ("high", "HIGH,"),
+                                               ("medium", "DEFAULT")])
+def test_matmul_precision_reaches_the_programs(on_accelerator, setting, expected):
+    tl.set_float32_matmul_precision(setting)
+    assert _precisions(lambda a, b: a @ b, (4, 4), (4, 4)) == [expected]
+    assert _precisions(lambda a, b: tl.nn.functional.linear(a, b), (2, 4), (3, 4)) == \
+        [expected]
+    # backward programs too, and the fused backward of the eager engine
+    a = tl.ones(4, 4, requires_grad=True)
+    b = tl.ones(4, 4)
+    assert _precisions(lambda g: tl.autograd.grad((a @ b * g).sum(), a)[0], (4, 4)) == \
+        [expected]
+
+
+def test_a_new_setting_retraces(on_accelerator):
+    a = jnp.ones((4, 4), jnp.float32)
+    f = tl.compile(lambda x: x @ x)
+    assert _precisions(lambda x: x @ x, (4, 4)) == ["HIGHEST"]
+    f(tl.from_jax(a))
+    tl.set_float32_matmul_precision("high")
+    assert _precisions(lambda x: x @ x, (4, 4)) == ["HIGH,"]
+    f(tl.from_jax(a))
+    assert f.stats.traces == 2
+
+
+def test_convolutions_follow_cudnn_allow_tf32(on_accelerator):
+    def conv(x, w):
+        return tl.nn.functional.conv2d(x, w, padding=1)
+    assert _precisions(conv, (1, 2, 6, 6), (3, 2, 3, 3)) == ["DEFAULT"]
+    tl.backends.cudnn.allow_tf32 = False
+    assert tl.backends.cudnn.allow_tf32 is False
+    assert _precisions(conv, (1, 2, 6, 6), (3, 2, 3, 3)) == ["HIGHEST"]

@@ -228,7 +228,9 @@ class CompiledFunction:
                     treedef, tuple(arg_pos),
                     tuple(_sign(h) if type(h) is float else h for h in hyper),
                     tuple(type(c) for c in gen_vals[1::2]),
-                    _grad_state.enabled, _dt.get_default_dtype())
+                    _grad_state.enabled, _dt.get_default_dtype(),
+                    # traced products name the precision (Note [float32 matmul precision])
+                    xla._precision[0], xla._conv_tf32[0])
         full = [s.array for s in base] + hyper + gen_vals
         grad_storages = []
         entry = self._agnostic.get(base_key)

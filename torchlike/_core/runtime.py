@@ -60,6 +60,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from . import xla
 from .dtype_info import _tp_name
 
 __all__ = [
@@ -67,7 +68,7 @@ __all__ = [
     "set_num_interop_threads", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "typename",
-    "is_storage", "is_signed",
+    "is_storage", "is_signed", "set_float32_matmul_precision", "get_float32_matmul_precision",
 ]
 
 # The environment XLA's client and compiler read when the backend started (Note [XLA's
@@ -75,6 +76,32 @@ __all__ = [
 _STARTUP_ENV = {k: os.environ.get(k) for k in ("PJRT_NPROC", "NPROC", "XLA_FLAGS")}
 
 _MAX_INTRA_OP_THREADS = 256   # XLA's cap on its intra-op pool (kMaxIntraOpThreads)
+
+
+# ------------------------------------------------------------- float32 matmul precision
+_PRECISIONS = ("highest", "high", "medium")
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Mirrors ``torch.set_float32_matmul_precision``: "highest" (float32, the default),
+    "high" (TensorFloat-32 or bfloat16x3 where the accelerator has them) or "medium"
+    (bfloat16). Another string warns and changes nothing, as in PyTorch. Applies to the
+    programs torchlike traces from then on, on accelerators; XLA's CPU products stay
+    float32 (Note [float32 matmul precision] in ``_core/xla.py``)."""
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
+    if precision not in _PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      f"setFloat32MatmulPrecision call has no effect.", UserWarning,
+                      stacklevel=2)
+        return
+    xla.set_float32_precisions(matmul=precision)
+
+
+def get_float32_matmul_precision() -> str:
+    """Mirrors ``torch.get_float32_matmul_precision``: "highest", "high" or "medium"."""
+    return xla._precision[0]
 
 
 # ---------------------------------------------------------------------------- threads

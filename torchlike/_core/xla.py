@@ -44,7 +44,8 @@ from typing import Any, Callable
 import jax
 import jax.extend.core as _jex
 
-__all__ = ["jit", "compiler_options", "has_convolution"]
+__all__ = ["jit", "compiler_options", "has_convolution", "conv_precision",
+           "set_float32_precisions", "matmul_precision"]
 
 _YNN_OPTION = "xla_cpu_experimental_ynn_fusion_type"
 _CPU_OPTIONS = {_YNN_OPTION: "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
@@ -97,10 +98,77 @@ class _Tuned:
         return self._pick().lower(*args, **kwargs)
 
 
+# Note [float32 matmul precision]
+# PyTorch multiplies float32 matrices in full float32 unless told otherwise
+# (``torch.set_float32_matmul_precision("high")`` or the older
+# ``torch.backends.cuda.matmul.allow_tf32 = True`` allow TensorFloat-32, "medium"
+# bfloat16), while its convolutions may use TensorFloat-32 by default
+# (``torch.backends.cudnn.allow_tf32``, True). JAX's default on a GPU is the fastest
+# precision for both (TensorFloat-32 on recent NVIDIA GPUs, bfloat16 passes on TPU). So
+# the products of the op table (``matmul``, ``mm``, ``linear``, ``einsum``...) name the
+# precision of the setting (:func:`matmul_precision`: "highest" -> HIGHEST, "high" ->
+# HIGH, "medium" -> DEFAULT; so by default they do not depend on the backend), and on
+# accelerators every program torchlike compiles is also traced under
+# ``jax.default_matmul_precision`` of the setting, for the products that name none.
+# Convolutions name theirs on accelerators (DEFAULT with ``cudnn.allow_tf32``, else
+# HIGHEST). The precision is recorded in the traced program, so a change of setting
+# drops JAX's caches, and the programs are traced again. XLA's CPU products of float32
+# are float32 at any precision (PyTorch's CPU "medium" may use bfloat16 through oneDNN;
+# torchlike's does not).
+_MATMUL_PRECISION = {"highest": "highest", "high": "high", "medium": "default"}
+_precision = ["highest"]    # torchlike.get_float32_matmul_precision()
+_conv_tf32 = [True]         # torchlike.backends.cudnn.allow_tf32
+
+
+def set_float32_precisions(matmul: str | None = None, conv_tf32: bool | None = None) -> None:
+    """Set the float32 matmul precision ("highest", "high", "medium") and whether
+    convolutions may use TensorFloat-32; programs traced under other settings are
+    dropped (Note [float32 matmul precision])."""
+    changed = False
+    if matmul is not None and matmul != _precision[0]:
+        _precision[0] = matmul
+        changed = True
+    if conv_tf32 is not None and bool(conv_tf32) != _conv_tf32[0]:
+        _conv_tf32[0] = bool(conv_tf32)
+        changed = True
+    if changed:
+        jax.clear_caches()
+
+
+def matmul_precision() -> str:
+    """The ``precision`` torchlike's float32 products pass to JAX, after
+    ``torchlike.set_float32_matmul_precision`` (read while a program is traced)."""
+    return _MATMUL_PRECISION[_precision[0]]
+
+
+def _applies() -> bool:
+    return jax.default_backend() != "cpu"
+
+
+def conv_precision():
+    """The ``precision`` a convolution passes to ``lax.conv_general_dilated``: None on the
+    CPU, else after ``torchlike.backends.cudnn.allow_tf32``."""
+    if not _applies():
+        return None
+    return "default" if _conv_tf32[0] else "highest"
+
+
+def _with_precision(fun: Callable) -> Callable:
+    @functools.wraps(fun)
+    def traced(*args, **kwargs):
+        if not _applies():
+            return fun(*args, **kwargs)
+        with jax.default_matmul_precision(_MATMUL_PRECISION[_precision[0]]):
+            return fun(*args, **kwargs)
+    return traced
+
+
 def jit(fun: Callable, *, convolutions: bool, **kwargs) -> Callable:
-    """``jax.jit(fun, **kwargs)``; for a program with ``convolutions``, compiled with
-    :func:`compiler_options` where there are any (Note [XLA's CPU convolution
-    kernels])."""
+    """``jax.jit(fun, **kwargs)``, traced under the float32 matmul precision of the
+    settings (Note [float32 matmul precision]); for a program with ``convolutions``,
+    compiled with :func:`compiler_options` where there are any (Note [XLA's CPU
+    convolution kernels])."""
+    fun = _with_precision(fun)
     options = compiler_options() if convolutions else None
     if options is None:
         return jax.jit(fun, **kwargs)

@@ -9,9 +9,12 @@ are imported at the bottom of this file so that they enter the op table before i
 bound.
 
 # Note [Matmul precision]
-# PyTorch computes float32 products in full float32 (TF32 is off by default), while XLA
-# on GPUs may use reduced-precision passes for float32 dots. Every product here asks for
-# ``precision="highest"``, so results do not depend on the backend.
+# PyTorch computes float32 products in full float32 unless
+# ``torch.set_float32_matmul_precision`` allows less (TF32 is off by default), while XLA
+# on GPUs may use reduced-precision passes for float32 dots. Every product here names the
+# precision of that setting (``xla.matmul_precision()``, "highest" by default), so by
+# default results do not depend on the backend (Note [float32 matmul precision] in
+# ``_core/xla.py``). The linear-algebra algorithms (``linalg/``) keep HIGHEST.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
+from .._core.xla import matmul_precision
 from ._common import broadcast_shapes_or_raise, shape_str
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -122,8 +126,8 @@ def _bmm_msg(batch: int, k: int, k2: int) -> str:
 # matmul
 def _matmul(input, other):
     if input.ndim == 1 and other.ndim == 1:
-        return jnp.dot(input, other, precision=HIGHEST)
-    return jnp.matmul(input, other, precision=HIGHEST)
+        return jnp.dot(input, other, precision=matmul_precision())
+    return jnp.matmul(input, other, precision=matmul_precision())
 
 
 def _matmul_check(input, other):
@@ -240,7 +244,7 @@ def _mm_check(input, mat2):
 
 
 register(OpSpec(
-    "mm", lambda input, mat2: jnp.matmul(input, mat2, precision=HIGHEST), "input, mat2",
+    "mm", lambda input, mat2: jnp.matmul(input, mat2, precision=matmul_precision()), "input, mat2",
     tensor_args=("input", "mat2"), promote="none", check=_mm_check, autocast="lower",
     samples=lambda: [S(arr(2, 3), arr(3, 4)), S(arr(4, 4, dtype="float64"),
                                                 arr(4, 1, dtype="float64")),
@@ -264,7 +268,7 @@ def _mv_check(input, vec):
 
 
 register(OpSpec(
-    "mv", lambda input, vec: jnp.matmul(input, vec, precision=HIGHEST), "input, vec",
+    "mv", lambda input, vec: jnp.matmul(input, vec, precision=matmul_precision()), "input, vec",
     tensor_args=("input", "vec"), promote="none", check=_mv_check, autocast="lower",
     samples=lambda: [S(arr(2, 3), arr(3)), S(arr(4, 4, dtype="float64"),
                                              arr(4, dtype="float64")),
@@ -285,7 +289,7 @@ def _bmm_check(input, mat2):
 
 
 register(OpSpec(
-    "bmm", lambda input, mat2: jnp.matmul(input, mat2, precision=HIGHEST), "input, mat2",
+    "bmm", lambda input, mat2: jnp.matmul(input, mat2, precision=matmul_precision()), "input, mat2",
     tensor_args=("input", "mat2"), promote="none", check=_bmm_check, autocast="lower",
     samples=lambda: [S(arr(2, 2, 3), arr(2, 3, 4)),
                      S(arr(3, 1, 2, dtype="float64"), arr(3, 2, 2, dtype="float64")),
@@ -319,11 +323,12 @@ def _dot_samples():
 
 
 register(OpSpec(
-    "dot", lambda input, other: jnp.dot(input, other, precision=HIGHEST), "input, other",
+    "dot", lambda input, other: jnp.dot(input, other, precision=matmul_precision()), "input, other",
     tensor_args=("input", "other"), promote="none", check=_dot_check("dot"),
     samples=_dot_samples))
 register(OpSpec(
-    "vdot", lambda input, other: jnp.vdot(input, other, precision=HIGHEST), "input, other",
+    "vdot", lambda input, other: jnp.vdot(input, other, precision=matmul_precision()),
+    "input, other",
     tensor_args=("input", "other"), promote="none", check=_dot_check("vdot"),
     samples=_dot_samples))
 
@@ -356,7 +361,7 @@ register(OpSpec(
 def _inner(input, other):
     if input.ndim == 0 or other.ndim == 0:
         return input * other
-    return jnp.tensordot(input, other, axes=([-1], [-1]), precision=HIGHEST)
+    return jnp.tensordot(input, other, axes=([-1], [-1]), precision=matmul_precision())
 
 
 def _inner_check(input, other):
@@ -412,7 +417,7 @@ def _tensordot_axes(na: int, nb: int, dims):
 
 def _tensordot(a, b, dims=2, out=None):
     da, db, _, _ = _tensordot_axes(a.ndim, b.ndim, dims)
-    return jnp.tensordot(a, b, axes=(da, db), precision=HIGHEST)
+    return jnp.tensordot(a, b, axes=(da, db), precision=matmul_precision())
 
 
 def _tensordot_check(a, b, dims=2, out=None):
@@ -450,7 +455,7 @@ def _einsum_operands(operands, more) -> list:
 
 def _einsum(equation, operands, more):
     ops = _einsum_operands(operands, more)
-    return jnp.einsum(equation, *ops, precision=HIGHEST)
+    return jnp.einsum(equation, *ops, precision=matmul_precision())
 
 
 def _einsum_check(equation, operands, more):

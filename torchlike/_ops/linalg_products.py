@@ -12,8 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor import wrap_dim
+from .._core.xla import matmul_precision
 from ._common import broadcast_shapes_or_raise, shape_str
-from .linalg import (HIGHEST, _bmm_check, _check_no_bool, _mm_msg, _mv_check,
+from .linalg import (_bmm_check, _check_no_bool, _mm_msg, _mv_check,
                      _same_dtype_m1m2, _same_dtype_scalar_type, dtype_title)
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -49,7 +50,7 @@ def _check_expand(input, target: tuple) -> None:
 
 
 def _addmm(input, mat1, mat2, beta=1, alpha=1):
-    return _scaled(input, jnp.matmul(mat1, mat2, precision=HIGHEST), beta, alpha)
+    return _scaled(input, jnp.matmul(mat1, mat2, precision=matmul_precision()), beta, alpha)
 
 
 def _addmm_check(input, mat1, mat2, beta=1, alpha=1):
@@ -85,7 +86,7 @@ register(OpSpec(
 
 
 def _addmv(input, mat, vec, beta=1, alpha=1):
-    return _scaled(input, jnp.matmul(mat, vec, precision=HIGHEST), beta, alpha)
+    return _scaled(input, jnp.matmul(mat, vec, precision=matmul_precision()), beta, alpha)
 
 
 def _addmv_check(input, mat, vec, beta=1, alpha=1):
@@ -128,12 +129,12 @@ register(OpSpec(
 
 
 def _addbmm(input, batch1, batch2, beta=1, alpha=1):
-    prod = jnp.einsum("bij,bjk->ik", batch1, batch2, precision=HIGHEST)
+    prod = jnp.einsum("bij,bjk->ik", batch1, batch2, precision=matmul_precision())
     return _scaled(input, prod, beta, alpha)
 
 
 def _baddbmm(input, batch1, batch2, beta=1, alpha=1):
-    return _scaled(input, jnp.matmul(batch1, batch2, precision=HIGHEST), beta, alpha)
+    return _scaled(input, jnp.matmul(batch1, batch2, precision=matmul_precision()), beta, alpha)
 
 
 def _bmm_family_check(name, batched):
@@ -300,7 +301,7 @@ def _chain(matrices):
         else list(matrices)
     if len(ms) == 1:
         return ms[0] + 0
-    return jnp.linalg.multi_dot(ms, precision=HIGHEST)
+    return jnp.linalg.multi_dot(ms, precision=matmul_precision())
 
 
 def _chain_check(*matrices):

@@ -173,7 +173,8 @@ def stacked_windows(x, ksize, stride, dilation):
 def _lax_conv(x, w, stride, pads, dilation, groups: int = 1):
     return lax.conv_general_dilated(x, w, stride, pads, rhs_dilation=dilation,
                                     feature_group_count=groups,
-                                    dimension_numbers=DN[x.ndim - 2])
+                                    dimension_numbers=DN[x.ndim - 2],
+                                    precision=xla.conv_precision())
 
 
 def _pad_spatial(x, pads):
@@ -328,7 +329,7 @@ def _lax_conv_transpose(x, w, stride, padding, output_padding, groups, dilation)
             for k, d, p, op in zip(ks, dilation, padding, output_padding)]
     return lax.conv_general_dilated(x, w2, (1,) * nd, pads, lhs_dilation=stride,
                                     rhs_dilation=dilation, feature_group_count=groups,
-                                    dimension_numbers=DN[nd])
+                                    dimension_numbers=DN[nd], precision=xla.conv_precision())
 
 
 def _adjoint_conv(stride, padding, output_padding, groups, dilation):

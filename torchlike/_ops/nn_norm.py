@@ -32,9 +32,9 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from .._core.xla import matmul_precision
 from ._common import shape_str
 from .bind import FUNCTIONS, dtype_short_name
-from .linalg import HIGHEST
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -180,7 +180,8 @@ def _instance_norm_check(input, weight, bias, running_mean, running_var, momentu
     n = input._shape[0] * c
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != c:
-            raise RuntimeError(f"{name} should contain {n} elements not {t.numel() * input._shape[0]}")
+            raise RuntimeError(f"{name} should contain {n} elements not "
+                               f"{t.numel() * input._shape[0]}")
 
 
 register(OpSpec(
@@ -266,7 +267,7 @@ register(OpSpec(
 def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     acc = _opmath(input.dtype)
     x = input.astype(acc)
-    n, c = x.shape[0], x.shape[1]
+    n = x.shape[0]
     g = x.reshape(n, num_groups, -1)
     mean = jnp.mean(g, -1, keepdims=True)
     var = jnp.mean(jnp.square(g - mean), -1, keepdims=True)
@@ -371,7 +372,7 @@ register(OpSpec(
 # ---------------------------------------------------------------------------
 # linear and bilinear
 def _linear(input, weight, bias=None):
-    out = jnp.matmul(input, weight.T, precision=HIGHEST)
+    out = jnp.matmul(input, weight.T, precision=matmul_precision())
     if bias is not None:
         out = out + bias
     return out
@@ -431,7 +432,7 @@ register(OpSpec(
 
 
 def _bilinear(input1, input2, weight, bias=None):
-    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2, precision=HIGHEST)
+    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2, precision=matmul_precision())
     if bias is not None:
         out = out + bias
     return out

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._core.xla import matmul_precision
 from ._common import shape_str
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -381,7 +382,7 @@ def _affine_grid(theta, size, align_corners):
     # (x, y[, z], 1): x runs over the last spatial dim
     base = np.stack([mesh[nd - 1 - j] for j in range(nd)] + [np.ones_like(mesh[0])], -1)
     base = jnp.asarray(base.reshape(-1, nd + 1), theta.dtype)
-    out = jnp.einsum("pk,njk->npj", base, theta, precision=lax.Precision.HIGHEST)
+    out = jnp.einsum("pk,njk->npj", base, theta, precision=matmul_precision())
     return out.reshape((size[0],) + tuple(sp) + (nd,))
 
 

@@ -17,9 +17,23 @@ def is_built() -> bool:
 
 
 class _Matmul:
-    allow_tf32 = False
+    """``torch.backends.cuda.matmul``. ``allow_tf32`` is the older form of
+    ``torchlike.set_float32_matmul_precision``: True is "high", False "highest" (reading
+    it: whether the precision is below "highest"). The reduced-precision reduction flags
+    are accepted; XLA picks its own accumulation."""
+
     allow_bf16_reduced_precision_reduction = True
     allow_fp16_reduced_precision_reduction = True
+
+    @property
+    def allow_tf32(self) -> bool:
+        from .._core import xla
+        return xla._precision[0] != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value: bool) -> None:
+        from .._core import xla
+        xla.set_float32_precisions(matmul="high" if value else "highest")
 
 
 matmul = _Matmul()
