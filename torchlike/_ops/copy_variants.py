@@ -47,9 +47,7 @@ from .reduction_common import _overloaded
 from .samples import S, arr
 from .spec import OPS, OpSpec, register
 from .splitting import _split_fn, _split_meta, _split_with_sizes_meta, _unbind_fn, _unbind_meta
-from .strided import _as_strided_fn, _check_set_strided, _flat_storage, _int_tuple
-from .strided import _int_arg as _strided_int_arg
-from .strided import _tensor_arg as _strided_tensor_arg
+from .strided import _as_strided_fn, _check_set_strided, _int_tuple, as_strided_binder
 from .view_scatter import _int_arg, _slice_shape
 from .views import (
     _diag_meta,
@@ -630,20 +628,7 @@ normalize_args("unbind_copy", dim=_int_arg("unbind_copy", "dim", 1))
 
 # ---------------------------------------------------------------------------
 # as_strided_copy
-def _as_strided_copy_binder(*args, **kwargs):
-    def parse(input, size, stride, storage_offset=None):
-        _strided_tensor_arg("as_strided_copy", "input", 1, input)
-        size = _int_tuple("as_strided_copy", "size", 2, size)
-        stride = _int_tuple("as_strided_copy", "stride", 3, stride)
-        if storage_offset is None:
-            storage_offset = input._offset
-        else:
-            storage_offset = _strided_int_arg("as_strided_copy", "storage_offset", 4,
-                                              storage_offset)
-        return (input, size, stride, storage_offset, _flat_storage(input),
-                (tuple(input.stride()), input._offset))
-    parse.__name__ = parse.__qualname__ = "as_strided_copy"
-    return parse(*args, **kwargs)
+_as_strided_copy_binder = as_strided_binder("as_strided_copy")
 
 
 def _as_strided_copy_samples():

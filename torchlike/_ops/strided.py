@@ -213,18 +213,28 @@ def _as_strided_fn(input, size, stride, storage_offset, _storage, _geometry):
     return _strided_read(input, _storage, out_idx, in_idx)
 
 
-def _as_strided_binder(*args, **kwargs):
+def as_strided_binder(name: str):
+    """The binder of ``as_strided``-like op ``name``: ``(input, size, stride,
+    storage_offset)`` checked as PyTorch's argument parser does, plus the input's flat
+    storage and geometry."""
     def parse(input, size, stride, storage_offset=None):
-        _tensor_arg("as_strided", "input", 1, input)
-        size = _int_tuple("as_strided", "size", 2, size)
-        stride = _int_tuple("as_strided", "stride", 3, stride)
+        _tensor_arg(name, "input", 1, input)
+        size = _int_tuple(name, "size", 2, size)
+        stride = _int_tuple(name, "stride", 3, stride)
         if storage_offset is None:
             storage_offset = input._offset
         else:
-            storage_offset = _int_arg("as_strided", "storage_offset", 4, storage_offset)
+            storage_offset = _int_arg(name, "storage_offset", 4, storage_offset)
         return (input, size, stride, storage_offset, _flat_storage(input),
                 (tuple(input.stride()), input._offset))
-    return parse(*args, **kwargs)
+    parse.__name__ = parse.__qualname__ = name
+
+    def binder(*args, **kwargs):
+        return parse(*args, **kwargs)
+    return binder
+
+
+_as_strided_binder = as_strided_binder("as_strided")
 
 
 def _as_strided_check(input, size, stride, storage_offset, _storage, _geometry):
