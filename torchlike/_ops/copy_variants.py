@@ -236,17 +236,8 @@ _declare(
 normalize_args("transpose_copy", dim0=_int_arg("transpose_copy", "dim0", 1),
                dim1=_int_arg("transpose_copy", "dim1", 2))
 
-def _permute_copy_check(input, dims):
-    if len(dims) != input.dim():   # PyTorch's text, which names ``permute(sparse_coo)``
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
-                           f"does not match the length of the desired ordering of dimensions "
-                           f"i.e. input.dim() = {input.dim()} is not equal to len(dims) = "
-                           f"{len(dims)}")
-    _permute_meta(input, dims)
-
-
 _declare(
-    "permute_copy", _permute_fn, "input, dims", check=_permute_copy_check,
+    "permute_copy", _permute_fn, "input, dims", check=_permute_meta,
     grad_name="PermuteBackward0_copy",
     doc="Mirrors ``torch.permute_copy(input, dims, *, out=None)``: ``input.permute(dims)`` "
         "as a new contiguous tensor (its strides are contiguous, unlike the view's).",

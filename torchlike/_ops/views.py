@@ -268,8 +268,7 @@ def _permute_dims(input, dims):
     if len(dims) != nd:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}"
-                           .replace("(sparse_coo)", ""))
+                           f"input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
     wrapped = tuple(wrap_dim(d, nd) for d in dims)
     if len(set(wrapped)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
