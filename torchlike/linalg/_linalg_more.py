@@ -29,8 +29,8 @@ from .._ops._common import broadcast_shapes_or_raise, shape_str
 from .._ops.combinatorics import _vander_fn
 from .._ops.linalg import LinAlgError, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
-from ._common import (_batch_prefix, _first_failure, _is_traced, _linalg, _mH, _mT, _sq,
-                      _zero_pivot, check_lu_factor_errors)
+from ._common import (_check_singular, _first_failure, _is_traced, _linalg,
+                      _mH, _mT, _sq, _zero_pivot, check_lu_factor_errors)
 from ._factorize import _lu_factor
 from ._solve import _solve, _solve_is_vector
 
@@ -333,11 +333,9 @@ def _solve_ex_check(A, B, left=True, check_errors=False, out=None):
                            "equivalent to B / A.squeeze(-1)")
     _kernel_check("lu_cpu", A)
     _no_out("linalg.solve_ex", out)
-    if check_errors and not _is_traced(A) and A.numel():
-        i, _ = _first_failure(np.asarray(_zero_pivot(A._value)))
-        if i is not None:
-            raise LinAlgError(f"torch.linalg.solve_ex: {_batch_prefix(A._shape, i)}The solver "
-                              f"failed because the input matrix is singular.")
+    if check_errors:
+        _check_singular(A, lambda prefix, _: f"torch.linalg.solve_ex: {prefix}The solver "
+                        f"failed because the input matrix is singular.")
 
 
 def _singular_batch():
