@@ -111,14 +111,15 @@ def _first_failure(info: np.ndarray):
     return (None, 0) if bad.size == 0 else (int(bad[0]), int(flat[bad[0]]))
 
 
-def _check_singular(A, message, exc: type = LinAlgError) -> None:
-    """Raise ``exc(message(batch prefix, 1-based pivot))`` when ``A`` (eager) has an
-    exact zero pivot in its LU factorization."""
+def _check_singular(A, message, exc: type = LinAlgError, info=_zero_pivot) -> None:
+    """Raise ``exc(message(batch prefix, info))`` for the first matrix of ``A`` (eager)
+    whose LAPACK-style ``info(A)`` is not 0; by default ``info`` is the 1-based index of
+    an exact zero pivot in its LU factorization."""
     if _is_traced(A) or A.numel() == 0:
         return
-    i, pivot = _first_failure(np.asarray(_zero_pivot(A._value)))
+    i, code = _first_failure(np.asarray(info(A._value)))
     if i is not None:
-        raise exc(message(_batch_prefix(A._shape, i), pivot))
+        raise exc(message(_batch_prefix(A._shape, i), code))
 
 
 def check_lu_factor_errors(api: str, A) -> None:
@@ -161,13 +162,10 @@ _cholesky_info_jit = jax.jit(_cholesky_info)
 
 
 def _check_cholesky(name, A) -> None:
-    if _is_traced(A) or A.numel() == 0:
-        return
-    i, order = _first_failure(np.asarray(_cholesky_info_jit(A._value)))
-    if i is not None:
-        raise LinAlgError(f"{name}: {_batch_prefix(A._shape, i)}The factorization could not "
-                          f"be completed because the input is not positive-definite (the "
-                          f"leading minor of order {order} is not positive-definite).")
+    _check_singular(A, lambda prefix, order: (
+        f"{name}: {prefix}The factorization could not be completed because the input is "
+        f"not positive-definite (the leading minor of order {order} is not "
+        f"positive-definite)."), info=_cholesky_info_jit)
 
 
 def _float_square(name):

@@ -28,11 +28,11 @@ from .._core.tensor import Tensor
 from .._ops._common import broadcast_shapes_or_raise, shape_str
 from .._ops.bind import FUNCTIONS
 from .._ops.dispatch import call_op
-from .._ops.linalg import HIGHEST, LinAlgError, check_float, check_square, dtype_title
+from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
 from ..return_types import make as _return_type
-from ._common import _batch_prefix, _first_failure, _is_traced, _mH, _mT, _sq
+from ._common import _check_singular, _is_traced, _mH, _mT, _sq
 from ._factorize import _lu_factor, _qr, _qr_check
 from ._linalg_more import (_geqrf_np, _kernel_check, _lu_solve_core, _no_out,
                            _permutation_matrix, _unpack_lu_data, householder_check,
@@ -411,13 +411,9 @@ def _cholesky_inverse_check(input, upper=False, out=None):
     check_square("cholesky_inverse", input)
     _kernel_check("cholesky_inverse_out_cpu", input)
     _no_out("cholesky_inverse", out)
-    if _is_traced(input) or input.numel() == 0:
-        return
-    i, k = _first_failure(np.asarray(_zero_diagonal_info(input._value)))
-    if i is not None:
-        raise LinAlgError(f"cholesky_inverse: {_batch_prefix(input._shape, i)}The diagonal "
-                          f"element {k} is zero, the inversion could not be completed "
-                          f"because the input matrix is singular.")
+    _check_singular(input, lambda prefix, k: (
+        f"cholesky_inverse: {prefix}The diagonal element {k} is zero, the inversion could "
+        f"not be completed because the input matrix is singular."), info=_zero_diagonal_info)
 
 
 register(OpSpec(
