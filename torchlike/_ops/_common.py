@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import operator
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -60,3 +63,20 @@ def int_arg(fname: str, name: str, pos: int | None, v) -> int:
     where = f" (position {pos})" if pos is not None else ""
     raise TypeError(f"{fname}(): argument '{name}'{where} must be int, not "
                     f"{type(v).__name__}")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_at_caller(message: str, category: type = UserWarning) -> None:
+    """``warnings.warn`` pointing at the first frame outside torchlike (its modules and
+    the entry points it generates), as PyTorch's warnings from C++ point at the Python
+    line that called the op, however many layers the call went through."""
+    level, f = 2, sys._getframe(1)   # stacklevel 2: the frame that called this
+    while f is not None:
+        name = f.f_code.co_filename
+        if not (name.startswith(_PACKAGE_DIR) or name.startswith(("<entry ", "<dispatch "))):
+            break
+        level += 1
+        f = f.f_back
+    warnings.warn(message, category, stacklevel=level)

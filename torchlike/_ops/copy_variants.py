@@ -28,7 +28,6 @@ nodes are named as PyTorch names them: the view's node with ``_copy`` appended
 
 from __future__ import annotations
 
-import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -38,6 +37,7 @@ from .._core import dtype as _dt
 from .._core.grad_mode import is_grad_enabled, no_grad
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
+from ._common import warn_at_caller
 from .bind import dtype_short_name, inplace_apply
 from .complex_ops import _view_as_complex_check, _view_as_real_check
 from .dispatch import _plan_of, call_op
@@ -140,9 +140,8 @@ def _write_out(name: str, out: Tensor, res: Tensor, input) -> Tensor:
                            f"{_cpp(out.dtype)} instead")
     if out._shape != res._shape:
         if out.numel() and name != "narrow_copy":
-            warnings.warn(_RESIZE_WARNING.format(old=_shape_list(out._shape),
-                                                 new=_shape_list(res._shape)),
-                          UserWarning, stacklevel=4)
+            warn_at_caller(_RESIZE_WARNING.format(old=_shape_list(out._shape),
+                                                  new=_shape_list(res._shape)))
         out.resize_(res._shape)
     tracked = isinstance(input, Tensor) and input._requires_grad
     if is_grad_enabled() and (tracked or out._requires_grad):

@@ -6,14 +6,13 @@ products (``chain_matmul``, ``linalg.multi_dot``). The shared checks, names and 
 from __future__ import annotations
 
 import math
-import warnings
 
 import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor import wrap_dim
 from .._core.xla import matmul_precision
-from ._common import broadcast_shapes_or_raise, shape_str
+from ._common import broadcast_shapes_or_raise, shape_str, warn_at_caller
 from .linalg import (_bmm_check, _check_no_bool, _mm_msg, _mv_check,
                      _same_dtype_m1m2, _same_dtype_scalar_type, dtype_title)
 from .samples import S, arr
@@ -208,11 +207,10 @@ def _cross_check_common(name, input, other, dim):
 
 def _torch_cross_check(input, other, dim=None):
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use "
-                      "torchlike.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning,
-                      stacklevel=4)
+        warn_at_caller("Using torch.cross without specifying the dim arg is deprecated.\n"
+                       "Please either pass the dim explicitly or simply use "
+                       "torchlike.linalg.cross.\nThe default value of dim will change to "
+                       "agree with that of linalg.cross in a future release.")
     _cross_check_common("linalg.cross", input, other, dim)
 
 
@@ -305,10 +303,9 @@ def _chain(matrices):
 
 
 def _chain_check(*matrices):
-    warnings.warn("torchlike.chain_matmul is deprecated and will be removed in a future "
-                  "release. Use torchlike.linalg.multi_dot instead, which accepts a list of "
-                  "two or more tensors rather than multiple parameters.", UserWarning,
-                  stacklevel=4)
+    warn_at_caller("torchlike.chain_matmul is deprecated and will be removed in a future "
+                   "release. Use torchlike.linalg.multi_dot instead, which accepts a list of "
+                   "two or more tensors rather than multiple parameters.")
     ms = matrices[0] if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)) \
         else matrices
     if not ms:

@@ -41,7 +41,7 @@ from .._core import dtype as _dt
 from .._core.size import Size
 from .._core.storage import Storage, contiguous_strides, strided_index
 from .._core.tensor import Tensor
-from ._common import shape_str
+from ._common import shape_str, warn_at_caller
 from .bind import FUNCTIONS, check_inplace_target
 from .creation import place
 from .dispatch import call_op
@@ -387,8 +387,7 @@ def _as_strided_scatter_check(input, src, size, stride, storage_offset, _storage
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     if src.dtype.is_complex and not input.dtype.is_complex:
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      UserWarning, stacklevel=4)
+        warn_at_caller("Casting complex values to real discards the imaginary part")
 
 
 class _StorageProbe:

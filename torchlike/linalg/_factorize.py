@@ -4,7 +4,6 @@ the op table (see ``torchlike/_ops/spec.py``; helpers in ``_common.py``)."""
 
 from __future__ import annotations
 
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -13,6 +12,7 @@ import numpy as np
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
+from .._ops._common import warn_at_caller
 from ._common import (_check_cholesky, _cholesky_info, _hermitian_from, _linalg, _mH, _sq,
                       check_lu_factor_errors)
 
@@ -54,8 +54,8 @@ def _cholesky_core(A, upper):
 
 
 def _cholesky_old_check(input, upper=False):
-    warnings.warn("torchlike.cholesky is deprecated in favor of torchlike.linalg.cholesky and "
-                  "will be removed in a future release.", UserWarning, stacklevel=4)
+    warn_at_caller("torchlike.cholesky is deprecated in favor of torchlike.linalg.cholesky "
+                   "and will be removed in a future release.")
     check_float("linalg.cholesky", input)
     check_square("linalg.cholesky", input)
     _check_cholesky("cholesky", input)

@@ -16,7 +16,6 @@ nodes PyTorch records (``LinalgSvdBackward0`` for ``U``/``S``, ``TransposeBackwa
 
 from __future__ import annotations
 
-import warnings
 from functools import partial
 
 import jax
@@ -25,7 +24,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
-from .._ops._common import broadcast_shapes_or_raise, shape_str
+from .._ops._common import broadcast_shapes_or_raise, shape_str, warn_at_caller
 from .._ops.bind import FUNCTIONS
 from .._ops.dispatch import call_op
 from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
@@ -47,10 +46,9 @@ _SVD = _return_type("svd", ("U", "S", "V"))
 _LU_WITH_INFO = _return_type("_lu_with_info", ("LU", "pivots", "info"))
 
 
-def _deprecated(message: str, stacklevel: int = 5) -> None:
-    """Note [Deprecated torch forms]. The default ``stacklevel`` points at the caller of a
-    table op (through its check and dispatch function)."""
-    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+def _deprecated(message: str) -> None:
+    """Note [Deprecated torch forms]: the warning points at the caller of the op."""
+    warn_at_caller(message)
 
 
 def _not_tensor(fname: str, name: str, v) -> TypeError:
@@ -143,10 +141,10 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     named tuple ``(LU, pivots, info)`` with ``get_infos=True``, from
     ``linalg.lu_factor_ex``. As in PyTorch, a singular input does not raise: its ``info``
     says so."""
-    return _lu(A, pivot, get_infos, out, 4)
+    return _lu(A, pivot, get_infos, out)
 
 
-def _lu(A, pivot, get_infos, out, stacklevel):
+def _lu(A, pivot, get_infos, out):
     if not isinstance(A, Tensor):
         raise _not_tensor("lu", "A", A)
     _no_out("lu", out)
@@ -156,13 +154,13 @@ def _lu(A, pivot, get_infos, out, stacklevel):
                 "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, "
                 "pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be "
                 "replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
-                "compute_pivots)", stacklevel)
+                "compute_pivots)")
     LU, pivots, info = call_op("linalg_lu_factor_ex", A, pivot=pivot)
     return _LU_WITH_INFO(LU, pivots, info) if get_infos else (LU, pivots)
 
 
 def _lu_method(self: Tensor, pivot: bool = True, get_infos: bool = False):
-    return _lu(self, pivot, get_infos, None, 4)
+    return _lu(self, pivot, get_infos, None)
 
 
 _lu_method.__name__ = "lu"
