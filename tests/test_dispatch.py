@@ -312,3 +312,127 @@ def test_binary_operators_take_extra_arguments_as_methods_do():
     if HAVE_TORCH:
         ta, tb = torch.tensor(A), torch.tensor(B)
         assert_same(a.__add__(b, alpha=2), ta.__add__(tb, alpha=2))
+
+
+# Note [Plain calls]: the entry points' own code for positional calls gives what ``run``
+# gives, on the first call (which ``run`` serves) and on the later ones (their own code)
+def _run(name, *args):
+    spec = OPS[name]
+    return spec.extra["plan"].run(spec.api, args, {})
+
+
+_P = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -4.0]], np.float32)
+_PLAIN_CALLS = [   # (op, call(module, *args), args): module is torchlike or torch
+    ("add", lambda m, a, b: a + b, (A, B)), ("add", lambda m, a, b: a + b, (A, 2.5)),
+    ("add", lambda m, a, b: b + a, (A, 3.5)), ("add", lambda m, a, b: a + b, (I, True)),
+    ("add", lambda m, a, b: a + b, (I, A)), ("add", lambda m, a, b: a + b, (A, A[0])),
+    ("sub", lambda m, a, b: a - b, (A, B)), ("rsub", lambda m, a, b: b - a, (A, 1.25)),
+    ("mul", lambda m, a, b: a * b, (I, 0.5)), ("mul", lambda m, a, b: b * a, (I, 7)),
+    ("div", lambda m, a, b: a / b, (A, B)), ("mul", lambda m, a, b: b / a, (_P, 2.0)),
+    ("pow", lambda m, a, b: a ** b, (_P, 2)), ("pow", lambda m, a, b: b ** a, (_P, 2.0)),
+    ("eq", lambda m, a, b: a == b, (I, 3)), ("lt", lambda m, a, b: a < b, (A, B)),
+    ("matmul", lambda m, a, b: a @ b.T, (A, B)),
+    ("matmul", lambda m, a, b: m.matmul(a, b), (A, B.T)),
+    ("exp", lambda m, a: a.exp(), (A,)), ("exp", lambda m, a: m.exp(a), (I,)),
+    ("sum", lambda m, a: a.sum(), (A,)), ("sum", lambda m, a, d: a.sum(d), (A, 1)),
+    ("sum", lambda m, a, d: a.sum(d, True), (A, -1)), ("mean", lambda m, a: m.mean(a), (A,)),
+    ("linear", lambda m, a, b: m.nn.functional.linear(a, b), (A, B)),
+    ("linear", lambda m, a, b, c: m.nn.functional.linear(a, b, c),
+     (A, B, np.float32([1.0, 2.0]))),
+    ("linear", lambda m, a, b: m.nn.functional.linear(a, b, None), (A, B)),
+]
+
+
+def _floats_requiring_grad(fw, args):
+    return [fw.tensor(a, requires_grad=True) if isinstance(a, np.ndarray) and
+            a.dtype.kind == "f" else fw.tensor(a) if isinstance(a, np.ndarray) else a
+            for a in args]
+
+
+@pytest.mark.parametrize("name,call,args", _PLAIN_CALLS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(_PLAIN_CALLS)])
+def test_plain_calls_give_what_run_gives(name, call, args):
+    conv = [tl.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    OPS[name].extra["plan"].entries.clear()   # the first call goes through run
+    ref = call(tl, *conv)
+    for _ in range(2):      # then the entry points' own code
+        out = call(tl, *conv)
+        assert type(out) is Tensor and out.dtype is ref.dtype and out.shape == ref.shape
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(ref))
+    if HAVE_TORCH:
+        assert_same(out, call(torch, *[_torch_or_none(a) for a in args]))
+    # recorded: the node and gradients of the general path and of PyTorch
+    fl = _floats_requiring_grad(tl, args)
+    for _ in range(2):
+        got = call(tl, *fl)
+    if got.requires_grad:
+        leaves = [c for c in fl if isinstance(c, Tensor) and c.requires_grad]
+        grads = tl.autograd.grad(got.sum(), leaves)
+        if HAVE_TORCH:
+            tfl = _floats_requiring_grad(torch, args)
+            tgot = call(torch, *tfl)
+            assert got.grad_fn.name() == tgot.grad_fn.name()
+            tleaves = [t for t in tfl if isinstance(t, torch.Tensor) and t.requires_grad]
+            for g, tg in zip(grads, torch.autograd.grad(tgot.sum(), tleaves)):
+                assert_same(g, tg)
+
+
+def test_plain_calls_fall_back_for_what_they_do_not_take():
+    a, b = tl.tensor(A), tl.tensor(B)
+    p = tl.nn.Parameter(tl.tensor(B))
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(a + p), A + B)         # a subclass
+        np.testing.assert_array_equal(np.asarray(tl.add(a, b, alpha=2)), A + 2 * B)
+        np.testing.assert_array_equal(np.asarray(a.add(b, alpha=1)), A + B)
+        np.testing.assert_array_equal(np.asarray(tl.add(input=a, other=b)), A + B)
+        np.testing.assert_array_equal(np.asarray(a.sum(dim=[0, 1])), A.sum())
+    seen = []
+
+    class Logging(Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return NotImplemented if func is None else super().__torch_function__(
+                func, types, args, kwargs or {})
+    x = tl.tensor(A).as_subclass(Logging)
+    x + 1.0
+    x.exp()
+    tl.matmul(x, tl.tensor(B.T))
+    assert seen == ["__add__", "exp", "matmul"]
+
+
+def test_plain_calls_raise_what_the_general_path_raises():
+    a, i = tl.tensor(A), tl.tensor(I)
+    t, f = tl.tensor(np.array([True])), tl.tensor(np.array([False]))
+    bad = [("add", lambda x, y: x + y, (a, tl.tensor(A[:, :2]))),   # broadcast
+           ("sub", lambda x, y: x - y, (t, f)), ("matmul", tl.matmul, (a, a)),
+           ("sum", lambda x, d: x.sum(d), (a, 5)), ("exp", tl.exp, ("x",)),
+           ("bitwise_and", lambda x, y: x & y, (i, 1.5))]
+    for name, call, args in bad:
+        with pytest.raises(Exception) as ref:
+            _general(name, *args)
+        for _ in range(2):
+            with pytest.raises(type(ref.value)) as got:
+                call(*args)
+            assert str(got.value) == str(ref.value)
+
+
+def test_entry_points_have_plain_code_for_common_calls():
+    assert Tensor.__add__.__code__.co_filename == "<entry add dunder>"
+    assert Tensor.__radd__.__code__.co_filename == "<entry add reflected>"
+    assert Tensor.__rsub__.__code__.co_filename == "<entry rsub reflected>"
+    assert Tensor.__rfloordiv__.__code__.co_filename.endswith("swapped>")
+    assert tl.matmul.__code__.co_filename == "<entry matmul function>"
+    assert Tensor.exp.__code__.co_filename == "<entry exp method>"
+    assert tl.matmul.__name__ == "matmul" and Tensor.exp.__qualname__ == "Tensor.exp"
+
+
+def test_check_warnings_name_the_callers_line_once_per_call():
+    a = tl.tensor(np.eye(3, dtype=np.float32))
+    for call in (lambda: tl.cross(a, a), lambda: tl.chain_matmul(a, a),
+                 lambda: a.cross(a)):
+        OPS["cross"].extra["plan"].entries.clear()
+        for _ in range(3):   # through run (a new entry), then through the entry point's code
+            with pytest.warns(UserWarning) as rec:
+                call()
+            assert len(rec) == 1 and rec[0].filename == __file__

@@ -7,8 +7,9 @@ from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import INFERENCE_INPLACE_ERROR
 from .._core.tensor import Tensor
-from .dispatch import _plan_of, dispatch, prepare
+from .dispatch import _plan_of, dispatch, plain_entry, prepare
 from .spec import OPS, OpSpec
+from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
 __all__ = ["bind_all", "inplace_apply", "FUNCTIONS"]
 
@@ -57,45 +58,29 @@ def _dtname(d) -> str:
 dtype_short_name = _dtname
 
 
-# The generated functions and methods call the op's own dispatch function directly
-# (Note [Generated dispatch functions] in dispatch.py) rather than looking it up per call.
+# The functions, methods and operators are generated per op (Note [Plain calls] in
+# dispatch.py): they run the common positional call themselves and hand any other call
+# to the op's own dispatch function (Note [Generated dispatch functions]).
 def _make_function(spec: OpSpec, name: str):
-    run = _plan_of(spec).run
-
-    def f(*args, **kwargs):
-        return run(f, args, kwargs)
-    f.__name__ = f.__qualname__ = name
+    f = plain_entry(spec, "function", name)
+    f.__qualname__ = name
     f.__doc__ = spec.doc or f"Mirrors ``torch.{spec.name}``."
     f.__module__ = "torchlike"
     return f
 
 
 def _make_method(spec: OpSpec, name: str):
-    run = _plan_of(spec).run
-
-    def m(self, *args, **kwargs):
-        return run(m, (self,) + args, kwargs)
-    m.__name__ = name
+    m = plain_entry(spec, "method", name)
     m.__qualname__ = "Tensor." + name
     m.__doc__ = spec.doc or f"Mirrors ``torch.Tensor.{name}``."
     return m
-
-
-_MISSING = object()
 
 
 def _make_binary_dunder(spec: OpSpec, name: str):
     """``t + u`` and friends: as ``_make_method``, with the operand as a parameter of its
     own, so the common call builds its argument tuple at once. Extra arguments
     (``t.__add__(u, alpha=2)``) are passed on as for any method."""
-    run = _plan_of(spec).run
-
-    def m(self, other=_MISSING, *args, **kwargs):
-        if args or kwargs or other is _MISSING:
-            return run(m, (self,) + args if other is _MISSING else (self, other) + args,
-                       kwargs)
-        return run(m, (self, other), kwargs)
-    m.__name__ = name
+    m = plain_entry(spec, "dunder", name)
     m.__qualname__ = "Tensor." + name
     m.__doc__ = spec.doc or f"Mirrors ``torch.Tensor.{name}``."
     return m
@@ -107,20 +92,38 @@ _COMMUTATIVE_REFLECTED = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor
 
 
 def _make_reflected(spec: OpSpec, name: str):
-    run = _plan_of(spec).run
     if name == "__rsub__" and "rsub" in OPS:
-        rsub = _plan_of(OPS["rsub"]).run  # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)``
-
-        def m(self, other):
-            return rsub(m, (self, other), {})
+        # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)``
+        m = plain_entry(OPS["rsub"], "reflected", name)
+    elif name in ("__rtruediv__", "__rdiv__") and "reciprocal" in OPS:
+        return _make_rtruediv(name)
     elif name in _COMMUTATIVE_REFLECTED:
-        def m(self, other):
-            return run(m, (self, other), {})
+        m = plain_entry(spec, "reflected", name)
     else:
-        def m(self, other):
-            return run(m, (other, self), {})
+        m = plain_entry(spec, "swapped", name)
+    m.__qualname__ = "Tensor." + name
+    return m
+
+
+_NUMBERS = (int, float, bool, complex)
+
+
+def _make_rtruediv(name: str):
+    """``2 / t``: PyTorch computes ``t.reciprocal() * 2`` (so its node is a
+    ``MulBackward0`` over a ``ReciprocalBackward0``, and the result is rounded twice)."""
+    recip = plain_entry(OPS["reciprocal"], "method", "reciprocal")
+    mul = plain_entry(OPS["mul"], "dunder", "__mul__")
+
+    def m(self, other):
+        if (type(self) is not Tensor or type(other) not in _NUMBERS) and \
+                not _tf_state.disabled_all:
+            relevant = _overloaded_args((self, other))
+            if relevant:
+                return handle_torch_function(m, relevant, (self, other), {})
+        return mul(recip(self), other)
     m.__name__ = name
     m.__qualname__ = "Tensor." + name
+    m.__doc__ = "Mirrors ``torch.Tensor.__rtruediv__``: ``self.reciprocal() * other``."
     return m
 
 
@@ -150,9 +153,10 @@ def _make_inplace(spec: OpSpec, name: str):
 
     def m(self, *args, **kwargs):
         check_inplace_target(self)
+        handled = _tf_state.handled
         out = run(m, (self,) + args, kwargs)
-        if out is NotImplemented:
-            return out
+        if out is NotImplemented or _tf_state.handled != handled:
+            return out   # an override's result (its call of ``m`` wrote ``self``)
         return inplace_apply(self, out, name)
     m.__name__ = name
     m.__qualname__ = "Tensor." + name

@@ -206,6 +206,9 @@ def binary(name, fn, *, promote="common", sig="input, other", dunders=(), inplac
             check(*vals)
         if alpha and type(vals[2]) is not int:
             _check_alpha(*vals)
-    register(OpSpec(name, fn, sig, tensor_args=params + tuple(dynamic), promote=promote,
-                    promote_args=params, dunders=dunders, inplace=inplace, check=chk,
-                    samples=samples or (lambda: _binary_samples()), **kw))
+    spec = register(OpSpec(name, fn, sig, tensor_args=params + tuple(dynamic),
+                           promote=promote, promote_args=params, dunders=dunders,
+                           inplace=inplace, check=chk,
+                           samples=samples or (lambda: _binary_samples()), **kw))
+    if check is None:   # Note [Plain calls]: what passes ``chk`` at the default ``alpha``
+        spec.extra["plain_check_free"] = "any" if kinds is None else "tensors"

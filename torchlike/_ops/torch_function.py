@@ -19,6 +19,9 @@ class _TFState(threading.local):
     def __init__(self):
         self.disabled_subclass = False
         self.disabled_all = False
+        # overrides called so far: an in-place method that sees this change while it
+        # dispatched leaves the result to the override (which ran the method itself)
+        self.handled = 0
 
 
 _tf_state = _TFState()
@@ -98,6 +101,7 @@ def _overloaded_args(values) -> list:
 
 def handle_torch_function(public_api, relevant, args, kwargs):
     """Mirrors ``torch.overrides.handle_torch_function``."""
+    _tf_state.handled += 1
     types = tuple(type(a) for a in relevant)
     for a in relevant:
         tf = type(a).__torch_function__
