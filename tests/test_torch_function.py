@@ -109,3 +109,30 @@ def test_subclass_results_keep_autograd():
     y = (t * t).sum()
     y.backward()
     assert t.grad.tolist() == [2.0, 4.0]
+
+
+def test_as_subclass_aliases_and_stays_in_the_graph():
+    from ._parity import FWS, fw_module
+
+    for fw in map(fw_module, FWS):   # torchlike, and PyTorch where installed: alike
+        class Sub(fw.Tensor):
+            pass
+        a = fw.ones(2, requires_grad=True)
+        b = a * 2
+        x = b.as_subclass(Sub)
+        assert type(x) is Sub and x.requires_grad and not x.is_leaf
+        assert x.grad_fn.name() == "AliasBackward0"
+        assert x.data_ptr() == b.data_ptr() and x._version == b._version
+        y = a.as_subclass(Sub)
+        assert y.grad_fn.name() == "AliasBackward0" and not y.is_leaf
+        (y * 3).sum().backward()
+        x.sum().backward()
+        assert a.grad.tolist() == [5.0, 5.0]
+        t = fw.ones(3, 4).t()
+        s = t.as_subclass(Sub)
+        assert s.stride() == (1, 4) and type(s + 1) is Sub
+        with fw.no_grad():
+            s.add_(1)
+        assert t[0].tolist() == [2.0, 2.0, 2.0] and t._version == 1
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            b.as_subclass(int)

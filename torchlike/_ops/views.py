@@ -17,6 +17,7 @@ from ._common import shape_str
 from .bind import FUNCTIONS
 from .samples import S, arr
 from .spec import OPS, OpSpec, register
+from .torch_function import DisableTorchFunction
 
 __all__ = ["resolve_shape", "slice_meta", "normalize_args", "shape_arg", "view_strides"]
 
@@ -183,6 +184,31 @@ register(OpSpec(
     tensor_args=("input", "other"), function=False, promote="none", view=_view_as_meta,
     saves=False, grad_name="ViewBackward0",
     samples=lambda: [S(arr(4, 4), arr(2, 8), method=True)]))
+register(OpSpec(
+    "alias", lambda input: input, "input", promote="none", function=False, method=False,
+    view=lambda input: (input._shape, input.stride(), input._offset), saves=False,
+    grad_name="AliasBackward0", doc="``at::alias``: a view of all of ``input`` (not public "
+    "in PyTorch either; ``as_subclass`` uses it)."))
+
+
+def as_subclass(self: Tensor, cls: type) -> Tensor:
+    """Mirrors ``Tensor.as_subclass(cls)``: a ``cls`` instance over the same memory and
+    version counter, attached to the autograd graph (its node is ``AliasBackward0``).
+    Not routed through ``__torch_function__``, as in PyTorch."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit "
+                        "from Tensor is not possible. Make sure your class inherits from "
+                        "Tensor.")
+    from .dispatch import call_op
+    with DisableTorchFunction():
+        out = call_op("alias", self)
+    out.__class__ = cls
+    return out
+
+
+Tensor.as_subclass = as_subclass
+
+
 register(OpSpec(
     "reshape_as", lambda input, other: jnp.reshape(input, other.shape), "input, other",
     tensor_args=("input", "other"), function=False, promote="none",
