@@ -540,6 +540,54 @@ def test_multihead_attention_errors():
                 lambda: t(xt, xt, xt, attn_mask=torch.zeros(4, 4, dtype=torch.int64)))
 
 
+@pytest.mark.parametrize("mask,causal", [(None, False), ("float", False), ("bool", False),
+                                         ("bool", True)])
+def test_batch_first_self_attention_layout(mask, causal):
+    """Note [Self-attention layout]: batch-first self-attention without weights runs in
+    the input's layout, with the values, dropout draw, gradients, strides and node of
+    the sequence-first computation (which a distinct ``key`` object still takes)."""
+    n, seq = 3, 4
+    x = _a(n, seq, 8, seed=1)
+    am = {None: None, "float": _a(seq, seq, seed=2),
+          "bool": np.triu(np.ones((seq, seq), bool), 1)}[mask]
+    tl.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
+    calls, fast_path = [], m._batch_first_self_attention
+    m._batch_first_self_attention = lambda *a: calls.append(1) or fast_path(*a)
+    for train in (True, False):
+        m.train(train)
+        runs = []
+        for same in (True, False):
+            xt = tl.tensor(x, requires_grad=True)
+            key = xt if same else xt.view_as(xt)   # not ``query``: the general path
+            tl.manual_seed(5)
+            out, w = m(xt, key, key, need_weights=False, is_causal=causal,
+                       attn_mask=None if am is None else tl.tensor(am))
+            assert w is None
+            m.zero_grad()
+            (out * tl.tensor(_a(n, seq, 8, seed=3))).sum().backward()
+            runs.append((out, xt.grad, m.in_proj_weight.grad.clone()))
+        (fast, gx, gw), (ref, rgx, rgw) = runs
+        assert len(calls) == 1 + (not train)   # taken by the first run only
+        assert fast.stride() == ref.stride() and fast.shape == ref.shape
+        assert fast.grad_fn.name() == ref.grad_fn.name() == "TransposeBackward0"
+        for a, b in ((fast, ref), (gx, rgx), (gw, rgw)):
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5,
+                                       atol=1e-6)
+    if HAVE_TORCH:   # and PyTorch's values, strides and node, without dropout
+        t = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        copy_state(m, t)
+        m.eval()
+        mask_t = None if am is None else torch.tensor(am)
+        got = m(*[tl.tensor(x)] * 3, need_weights=False, is_causal=causal,
+                attn_mask=None if am is None else tl.tensor(am))[0]
+        xt = torch.tensor(x)
+        want = t(xt, xt, xt, need_weights=False, is_causal=causal, attn_mask=mask_t)[0]
+        assert got.stride() == want.stride()
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
+
+
 # ---------------------------------------------------------------------------
 # Transformer family
 @pytest.mark.parametrize("kw", [dict(), dict(norm_first=True), dict(activation="gelu"),
