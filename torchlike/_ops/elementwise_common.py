@@ -26,7 +26,8 @@ def _unary_samples(domain: str = "real", ints: bool = True):
         kw = dict(low=1.1, high=3.0)
     elif domain == "positive01":
         kw = dict(low=0.05, high=0.95)
-    out = [S(arr(3, 4, **kw)), S(arr(**kw)), S(arr(0, 3, **kw)), S(arr(2, 3, 4, dtype="float64", **kw))]
+    out = [S(arr(3, 4, **kw)), S(arr(**kw)), S(arr(0, 3, **kw)),
+           S(arr(2, 3, 4, dtype="float64", **kw))]
     if ints:
         lo, hi = (1, 3) if domain in ("positive", "ge1") else (-2, 2)
         out.append(S(arr(5, low=lo, high=hi, dtype="int64"), grad=False))
