@@ -33,6 +33,10 @@ compared; every implementation's loss after the check steps is printed so that a
 program shows. ``--threads N`` pins every process to N CPUs (see ``_peers.pin_threads``)
 and sets ``torch.set_num_threads(N)``.
 
+``--interleave BLOCKS`` builds every implementation once in one process and times
+BLOCKS blocks of ``--steps`` steps each, the implementations interleaved block by block
+(the median block is kept): on a noisy machine its ratios vary least between runs.
+
 ``--rounds N`` runs every implementation N times, in a rotating order (round k starts
 with the k-th implementation), and keeps each implementation's fastest round: on a shared
 machine a neighbour's burst slows whichever process runs during it, and one pass in a
@@ -41,7 +45,7 @@ to run. The spread over rounds is printed beside each time.
 
     python benchmarks/train_step.py [--models mlp,cnn,transformer] [--impls ...]
         [--steps 20] [--repeat 5] [--warmup 3] [--rounds 3] [--threads 2] [--tiny]
-        [--no-isolate]
+        [--no-isolate] [--interleave BLOCKS]
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -149,6 +154,52 @@ def measure(impl: str, model: str, cfg: dict, *, steps: int, repeat: int, warmup
     return out
 
 
+def interleaved(impls: list[str], model: str, cfg: dict, *, blocks: int, steps: int,
+                warmup: int, check_steps: int, threads: int) -> list[dict]:
+    """Every implementation built once in this process, then timed in ``blocks`` blocks
+    of ``steps`` steps each, the implementations in a rotating order within each round:
+    a neighbour's burst then slows a block of each rather than one implementation's
+    whole run. ``ms`` is the median block; ``rounds`` lists every block."""
+    out: dict[str, dict] = {}
+    runners = {}
+    for impl in impls:
+        res: dict[str, Any] = {"impl": impl, "model": model}
+        try:
+            runner = build(impl, model, cfg, threads)
+            res["rss_before"] = P.rss_mib()
+            losses, secs = [], []
+            for _ in range(max(check_steps, 2)):
+                t0 = time.perf_counter()
+                h = runner.run()
+                runner.sync(h)
+                secs.append(time.perf_counter() - t0)
+                losses.append(runner.value(h))
+            for _ in range(warmup):
+                h = runner.run()
+            runner.sync(h)
+            res.update(first_s=secs[0], second_s=secs[1], losses=losses[:check_steps],
+                       rounds=[])
+            runners[impl] = runner
+        except Exception as e:  # reported in the table instead of a time
+            res["error"] = _reason(e)
+        out[impl] = res
+    names = list(runners)
+    for b in range(blocks):
+        k = b % max(len(names), 1)
+        for impl in names[k:] + names[:k]:
+            runner = runners[impl]
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                h = runner.run()
+            runner.sync(h)
+            out[impl]["rounds"].append((time.perf_counter() - t0) / steps * 1e3)
+    for impl in names:
+        res, traces = out[impl], runners[impl].traces()
+        res.update(ms=statistics.median(res["rounds"]), traces=traces and traces[0],
+                   trace_reason=traces and traces[1])
+    return [out[i] for i in impls]
+
+
 def check_compiled(model: str, cfg: dict, steps: int = 3) -> tuple[bool, str]:
     """Run torchlike eager and compiled side by side from the same weights; compare losses."""
     try:
@@ -202,6 +253,13 @@ def _fmt(v, spec: str) -> str:
     return format(v, spec)
 
 
+def _spread(values: list[float]) -> str:
+    """Every round's time, or for many interleaved blocks their count and range."""
+    if len(values) > 8:
+        return f"{len(values)} blocks, {min(values):.3g} to {max(values):.3g}"
+    return " ".join(format(v, ".3g") for v in values)
+
+
 def report(model: str, cfg: dict, results: list[dict], check: str | None,
            isolated: bool) -> list[str]:
     """The table and ratio lines for one model."""
@@ -222,7 +280,7 @@ def report(model: str, cfg: dict, results: list[dict], check: str | None,
                      f"{_fmt(r['second_s'], '12.2f')}"
                      f"{_fmt(peak, '14.0f')}{_fmt(drss, '11.0f')}"
                      f"{_fmt(r['losses'][-1], '12.6f')}{_fmt(r['traces'], '8d')}"
-                     f"  {' '.join(format(v, '.3g') for v in r.get('rounds', [r['ms']]))}")
+                     f"  {_spread(r.get('rounds', [r['ms']]))}")
     ref = next((ok[i] for i in ("torch", "jax", "flax", "torchlike-eager") if i in ok),
                next(iter(ok.values()), None))
     for r in ok.values():
@@ -271,6 +329,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tiny", action="store_true", help="tiny sizes (a quick smoke run)")
     p.add_argument("--no-isolate", dest="isolate", action="store_false",
                    help="run every implementation in this process (no memory figures)")
+    p.add_argument("--interleave", type=int, default=0, metavar="BLOCKS",
+                   help="build every implementation once in this process and time BLOCKS "
+                        "blocks of --steps steps each, interleaved (median block kept; "
+                        "replaces --rounds and --repeat; no memory figures)")
     p.add_argument("--worker-timeout", type=int, default=1800, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -304,6 +366,12 @@ def main(argv: list[str] | None = None) -> None:
         if {"torchlike-compiled", "torchlike-eager"} <= set(impls):
             ok, msg = check_compiled(model, cfgs[model], args.check_steps)
             check = msg if ok else "WARNING: " + msg
+        if args.interleave > 0:
+            results = interleaved(impls, model, cfgs[model], blocks=args.interleave,
+                                  steps=args.steps, warmup=args.warmup,
+                                  check_steps=args.check_steps, threads=args.threads)
+            print("\n".join(report(model, cfgs[model], results, check, False)), flush=True)
+            continue
         runs: dict[str, list[dict]] = {i: [] for i in impls}
         for k in range(max(args.rounds, 1)):
             for i in impls[k % len(impls):] + impls[:k % len(impls)]:

@@ -88,6 +88,24 @@ def test_train_step_rounds_keep_the_fastest(capsys):
         == {"ms": 2.0, "a": 2, "rounds": [3.0, 2.0]}
 
 
+def test_train_step_interleaved_blocks(capsys):
+    # --interleave: built once, timed in blocks interleaved across implementations; the
+    # table shows the median block and, beside it, every block's time.
+    impls = _available(["torchlike-compiled", "jax", "torch"])
+    train_step.main(["--tiny", "--models", "mlp", "--impls", ",".join(impls), "--warmup",
+                     "0", "--check-steps", "2", "--interleave", "3", "--steps", "2",
+                     "--threads", "0"])
+    out = capsys.readouterr().out
+    rows = _rows(out, impls)
+    _assert_ran(rows, impls)
+    for impl, row in rows.items():
+        cells = row.split()
+        blocks = [float(v) for v in cells[7:]]
+        assert len(blocks) == 3 and float(cells[0]) == pytest.approx(
+            sorted(blocks)[1], rel=1e-2), row
+    assert "torchlike-compiled / limit" in out
+
+
 def test_train_step_worker_subprocess(capsys):
     # The default mode: one fresh process per implementation, which also reports memory.
     train_step.main(["--tiny", "--models", "mlp", "--impls", "jax", "--warmup", "0",
