@@ -358,9 +358,12 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         tv = "absent"
     print(f"# train step: {platform.machine()}, {os.cpu_count()} CPUs visible, {pinned}; "
-          f"jax {jax.__version__}, torch {tv}; steps {args.steps} x repeat {args.repeat} "
-          f"(median), warm-up {args.warmup}; {'tiny' if args.tiny else 'full'} sizes; "
-          f"memory: {'VmHWM per subprocess' if args.isolate else 'not measured'}")
+          f"jax {jax.__version__}, torch {tv}; "
+          + (f"{args.interleave} interleaved blocks of {args.steps} steps (median)"
+             if args.interleave > 0 else
+             f"steps {args.steps} x repeat {args.repeat} (median), {args.rounds} round(s)")
+          + f", warm-up {args.warmup}; {'tiny' if args.tiny else 'full'} sizes; memory: "
+          f"{'VmHWM per subprocess' if args.isolate and not args.interleave else 'not measured'}")
     for model in models:
         check = None
         if {"torchlike-compiled", "torchlike-eager"} <= set(impls):
