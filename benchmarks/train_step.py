@@ -121,6 +121,26 @@ def _reason(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0] if text else ''}"[:160]
 
 
+def _started(impl: str, model: str, cfg: dict, threads: int, check_steps: int,
+             warmup: int, out: dict) -> P.Runner:
+    """``impl`` built, its first ``check_steps`` steps run one by one (their times and
+    losses go into ``out``) and ``warmup`` more."""
+    runner = build(impl, model, cfg, threads)
+    out["rss_before"] = P.rss_mib()
+    losses, secs = [], []
+    for _ in range(max(check_steps, 2)):
+        t0 = time.perf_counter()
+        h = runner.run()
+        runner.sync(h)
+        secs.append(time.perf_counter() - t0)
+        losses.append(runner.value(h))
+    out.update(first_s=secs[0], second_s=secs[1], losses=losses[:check_steps])
+    for _ in range(warmup):
+        h = runner.run()
+    runner.sync(h)
+    return runner
+
+
 def measure(impl: str, model: str, cfg: dict, *, steps: int, repeat: int, warmup: int,
             check_steps: int, threads: int) -> dict:
     """Build, run ``check_steps`` steps reading the loss, warm up, then time.
@@ -131,19 +151,7 @@ def measure(impl: str, model: str, cfg: dict, *, steps: int, repeat: int, warmup
     or ``error`` with the reason the implementation could not run."""
     out: dict[str, Any] = {"impl": impl, "model": model}
     try:
-        runner = build(impl, model, cfg, threads)
-        out["rss_before"] = P.rss_mib()
-        losses, secs = [], []
-        for _ in range(max(check_steps, 2)):
-            t0 = time.perf_counter()
-            h = runner.run()
-            runner.sync(h)
-            secs.append(time.perf_counter() - t0)
-            losses.append(runner.value(h))
-        out.update(first_s=secs[0], second_s=secs[1], losses=losses[:check_steps])
-        for _ in range(warmup):
-            h = runner.run()
-        runner.sync(h)
+        runner = _started(impl, model, cfg, threads, check_steps, warmup, out)
         sec, runs = P.time_steps(runner.run, runner.sync, steps, repeat)
         traces = runner.traces()
         out.update(ms=sec * 1e3, runs=[r * 1e3 for r in runs],
@@ -163,23 +171,9 @@ def interleaved(impls: list[str], model: str, cfg: dict, *, blocks: int, steps: 
     out: dict[str, dict] = {}
     runners = {}
     for impl in impls:
-        res: dict[str, Any] = {"impl": impl, "model": model}
+        res: dict[str, Any] = {"impl": impl, "model": model, "rounds": []}
         try:
-            runner = build(impl, model, cfg, threads)
-            res["rss_before"] = P.rss_mib()
-            losses, secs = [], []
-            for _ in range(max(check_steps, 2)):
-                t0 = time.perf_counter()
-                h = runner.run()
-                runner.sync(h)
-                secs.append(time.perf_counter() - t0)
-                losses.append(runner.value(h))
-            for _ in range(warmup):
-                h = runner.run()
-            runner.sync(h)
-            res.update(first_s=secs[0], second_s=secs[1], losses=losses[:check_steps],
-                       rounds=[])
-            runners[impl] = runner
+            runners[impl] = _started(impl, model, cfg, threads, check_steps, warmup, res)
         except Exception as e:  # reported in the table instead of a time
             res["error"] = _reason(e)
         out[impl] = res
