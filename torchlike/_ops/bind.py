@@ -7,7 +7,8 @@ from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import INFERENCE_INPLACE_ERROR
 from .._core.tensor import Tensor
-from .dispatch import _plan_of, dispatch, plain_entry, prepare
+from .dispatch import _plan_of, dispatch, prepare
+from .entries import plain_entry
 from .spec import OPS, OpSpec
 from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
@@ -59,7 +60,7 @@ dtype_short_name = _dtname
 
 
 # The functions, methods and operators are generated per op (Note [Plain calls] in
-# dispatch.py): they run the common positional call themselves and hand any other call
+# entries.py): they run the common positional call themselves and hand any other call
 # to the op's own dispatch function (Note [Generated dispatch functions]).
 def _make_function(spec: OpSpec, name: str):
     f = plain_entry(spec, "function", name)

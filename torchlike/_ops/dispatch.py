@@ -419,40 +419,61 @@ def dispatch(spec: OpSpec, api, args: tuple, kwargs: dict):
 # that code; it is compiled once per layout and bound to each op's constants. Per
 # tensor argument ``i``: ``v{i}`` the value, ``d{i}`` what the executable receives,
 # ``k{i}``/``z{i}`` its promotion key (dtype and 0-d-ness, or the number's type),
-# ``g{i}`` whether it requires grad.
+# ``g{i}`` whether it requires grad, ``t{i}`` its type.
 _ARG_SOURCE = """
-    v{i} = vals[{p}]
-    t = type(v{i})
-    if t is Tensor:
-        st = v{i}._storage
-        d{i} = st.array if v{i}._direct else v{i}._value{kt}
-        g{i} = v{i}._requires_grad
-    elif t is float or t is int or t is bool or t is complex:
-        d{i} = _SCALARS[t].get(v{i})
-        if d{i} is None:
-            d{i} = _device_scalar(v{i}, t){kn}
-        g{i} = False
-    elif v{i} is None:
-        d{i} = None{k0}
-        g{i} = False
-    elif isinstance(v{i}, Tensor) and (_tf_disabled(t) or _tf_state.disabled_subclass or
-                                       _tf_state.disabled_all):
-        st = v{i}._storage
-        d{i} = v{i}._value{kt}
-        g{i} = v{i}._requires_grad
-    else:
-        return _dispatch_general(spec, api, args, kwargs, vals)"""
+{I}t{i} = type({a})
+{I}if t{i} is Tensor:
+{I}    st = {a}._storage
+{I}    d{i} = st.array if {a}._direct else {a}._value{kt}
+{I}    g{i} = {a}._requires_grad
+{I}elif t{i} is float or t{i} is int or t{i} is bool or t{i} is complex:
+{I}    d{i} = _SCALARS[t{i}].get({a})
+{I}    if d{i} is None:
+{I}        {miss}{kn}
+{I}    g{i} = False
+{I}elif {a} is None:
+{I}    d{i} = None{k0}
+{I}    g{i} = False
+{I}elif isinstance({a}, Tensor) and (_tf_disabled(t{i}) or _tf_state.disabled_subclass or
+{I}                                  _tf_state.disabled_all):
+{I}    st = {a}._storage
+{I}    d{i} = {a}._value{kt}
+{I}    g{i} = {a}._requires_grad
+{I}else:
+{I}    return {fb}"""
+
+
+def arg_code(i: int, a: str, keyed: bool, indent: int, miss: str, fb: str) -> str:
+    """The code that reads tensor argument ``i`` from the variable ``a`` (Note [Generated
+    dispatch functions]), at ``indent`` spaces; ``keyed``: it is part of the promotion
+    key; ``miss``: the statement for a number with no cached device scalar; ``fb``: the
+    call returned for an argument of any other kind. Note [Plain calls] (entries.py)
+    uses it too."""
+    I = " " * indent
+    kt = kn = k0 = ""
+    if keyed:
+        ind = "\n" + I + "    "
+        kt = f"{ind}k{i} = st.dtype{ind}z{i} = not {a}._shape"
+        kn = f"{ind}k{i} = t{i}{ind}z{i} = False"
+        k0 = f"{ind}k{i} = None{ind}z{i} = False"
+    return _ARG_SOURCE.format(I=I, i=i, a=a, kt=kt, kn=kn, k0=k0, miss=miss, fb=fb)
 
 
 def _arg_source(i: int, p: int, keyed: bool) -> str:
-    """The fast path's code for tensor argument ``i`` (parameter ``p``); ``keyed``: it
-    is part of the promotion key."""
-    if not keyed:
-        return _ARG_SOURCE.format(i=i, p=p, kt="", kn="", k0="")
-    ind = "\n        "
-    return _ARG_SOURCE.format(
-        i=i, p=p, kt=f"{ind}k{i} = st.dtype{ind}z{i} = not v{i}._shape",
-        kn=f"{ind}k{i} = t{ind}z{i} = False", k0=f"{ind}k{i} = None{ind}z{i} = False")
+    """The fast path's code for tensor argument ``i`` (parameter ``p``)."""
+    return f"\n    v{i} = vals[{p}]" + arg_code(
+        i, f"v{i}", keyed, 4, f"d{i} = _device_scalar(v{i}, t{i})",
+        "_dispatch_general(spec, api, args, kwargs, vals)")
+
+
+def wrap_code(indent: int) -> list:
+    """The lines that return the result tensors of ``out``, an op's plain outputs."""
+    I = " " * indent
+    return [f"{I}if type(out) is _Array:",
+            f"{I}    return _tensor_of(out)",
+            f"{I}if isinstance(out, (tuple, list)):",
+            f"{I}    return tuple([_tensor_of(o) for o in out])",
+            f"{I}return _tensor_of(out)"]
 
 
 _STATIC_SOURCE = """
@@ -529,11 +550,7 @@ def _fast_source(complete: int, tpos: tuple, spos: tuple, promoted: tuple,
     else:
         lines.append(f"    out = ent[1]({dyn})")
     if plain_out:
-        lines += ["    if type(out) is _Array:",
-                  "        return _tensor_of(out)",
-                  "    if isinstance(out, (tuple, list)):",
-                  "        return tuple([_tensor_of(o) for o in out])",
-                  "    return _tensor_of(out)"]
+        lines += wrap_code(4)
     else:
         lines.append("    return wrap_outputs(spec, vals, out)")
     return "\n".join(lines) + "\n"
@@ -560,210 +577,6 @@ def _make_fast(plan: _Plan):
     run = ns["run"]
     run.__qualname__ = run.__name__ = f"dispatch_{spec.name}"
     return run
-
-
-# Note [Plain calls]
-# Most calls of an op in user code pass its leading parameters positionally and leave
-# the others at their defaults: ``a + b``, ``z * 0.5``, ``x.exp()``, ``torch.matmul(a,
-# b)``, ``x.sum()``. For those, the generated entry points (``torchlike.X``,
-# ``Tensor.X``, the operators) do the fast path's work themselves rather than calling
-# ``run``: the arguments are already named, the defaults are constants of the
-# generated code, and no argument tuple is built; that is what ``run`` spends on top of
-# the executable beyond the per-argument work, about a tenth of an 8x8 ``add``. The
-# code is ``run``'s (the same promotion key, entries, executables, checks, recording
-# and result wrapping) for the calls it takes; anything else (keyword arguments,
-# another number of arguments, a subclass, a number whose device scalar is not yet
-# cached, a new key) goes to ``run`` unchanged, so each call gets what ``run`` gives;
-# the entry is looked up before the check runs, so that such a call runs the check
-# (which may warn) once. Warnings raised by checks name the user's line whatever the
-# path (``warn_at_caller`` in _common.py).
-# An op family may declare ``extra["plain_check_free"]``: "tensors" when two plain
-# Tensors of one shape, with the other parameters at their defaults, pass its check
-# (the binary ops), "any" when a Python number in either place passes too; the entry
-# then skips the check call for those.
-_PLAIN_TENSOR = """
-{I}t{i} = type({a})
-{I}if t{i} is Tensor:
-{I}    st = {a}._storage
-{I}    d{i} = st.array if {a}._direct else {a}._value{kt}
-{I}    g{i} = {a}._requires_grad
-{I}elif t{i} is float or t{i} is int or t{i} is bool or t{i} is complex:
-{I}    d{i} = _SCALARS[t{i}].get({a})
-{I}    if d{i} is None:
-{I}        return {fb}{kn}
-{I}    g{i} = False
-{I}elif {a} is None:
-{I}    d{i} = None{k0}
-{I}    g{i} = False
-{I}elif isinstance({a}, Tensor) and (_tf_disabled(t{i}) or _tf_state.disabled_subclass or
-{I}                                  _tf_state.disabled_all):
-{I}    st = {a}._storage
-{I}    d{i} = {a}._value{kt}
-{I}    g{i} = {a}._requires_grad
-{I}else:
-{I}    return {fb}"""
-
-# entry kinds: (header, the test and unpacking for ``n`` arguments, the call of ``run``
-# a block falls back to, the call of ``run`` after the blocks)
-_PLAIN_ENTRIES = {
-    "function": ("def entry(*args, **kwargs):",
-                 "    if not kwargs and len(args) == {n}:\n        {names} = args",
-                 "run(entry, args, kwargs)", "run(entry, args, kwargs)"),
-    "method": ("def entry(self, *args, **kwargs):",
-               "    if not kwargs and len(args) == {m}:\n        a0 = self{rest}",
-               "run(entry, (self,) + args, kwargs)", "run(entry, (self,) + args, kwargs)"),
-    "dunder": ("def entry(self, other=_MISSING, *args, **kwargs):",
-               "    if not args and not kwargs:\n        a0 = self\n        a1 = other",
-               "run(entry, (self, other), {})",
-               "run(entry, (self,) + args if other is _MISSING else (self, other) + args, "
-               "kwargs)"),
-    "reflected": ("def entry(self, other):",
-                  "    if True:\n        a0 = self\n        a1 = other",
-                  "run(entry, (a0, a1), {})", "run(entry, (self, other), {})"),
-    "swapped": ("def entry(self, other):",
-                "    if True:\n        a0 = other\n        a1 = self",
-                "run(entry, (a0, a1), {})", "run(entry, (other, self), {})"),
-}
-_MISSING = object()
-
-
-def _plain_block(plan: _Plan, n: int, fb: str) -> list | None:
-    """The code of a call with ``n`` positional arguments ``a0``... (Note [Plain
-    calls]), or None when such calls are not plain for this op. The defaults are ``c{p}``
-    in the namespace, frozen static ones ``f{p}``, the types of number defaults ``T{p}``."""
-    spec = plan.spec
-    tails = plan.tails
-    if tails is None or n not in tails or spec.view is not None or \
-            spec.out_names is not None or spec.binder is not plan.binder:
-        return None
-    tpos, spos = spec.tensor_pos, spec.static_pos
-    params = len(spec.params)
-    if any(p not in tpos and p not in spos for p in range(params)):
-        return None
-    const = dict(zip(range(n, params), tails[n]))
-    for p, v in const.items():
-        if p in spos:
-            try:
-                hash(_freeze(v))
-            except TypeError:
-                return None
-        elif v is not None and type(v) not in (int, float, bool, complex):
-            return None
-    neutral = dict(plan.neutral)   # index among the tensor arguments -> neutral value
-    for i, v in neutral.items():
-        if tpos[i] < n or type(const[tpos[i]]) is not type(v) or const[tpos[i]] != v:
-            return None
-    promoted = () if spec.promote == "none" else spec.extra["promote_idx"]
-    nt = len(tpos)
-    given = [tpos[i] < n for i in range(nt)]
-    num = {i for i in range(nt) if not given[i] and const[tpos[i]] is not None}
-    I = " " * 8
-    lines = []
-    for i in range(nt):
-        if given[i]:
-            a = f"a{tpos[i]}"
-            keyed = i in promoted
-            kt = f"\n{I}    k{i} = st.dtype\n{I}    z{i} = not {a}._shape" if keyed else ""
-            kn = f"\n{I}    k{i} = t{i}\n{I}    z{i} = False" if keyed else ""
-            k0 = f"\n{I}    k{i} = None\n{I}    z{i} = False" if keyed else ""
-            lines.append(_PLAIN_TENSOR.format(I=I, i=i, a=a, kt=kt, kn=kn, k0=k0, fb=fb))
-        elif i in promoted:
-            v = const[tpos[i]]
-            lines += [f"{I}k{i} = {'None' if v is None else f'T{tpos[i]}'}", f"{I}z{i} = False"]
-    vals = ", ".join(f"a{p}" if p < n else f"c{p}" for p in range(params))
-    cond = ""
-    free = spec.extra.get("plain_check_free")
-    if free and n == 2 and tpos[:2] == (0, 1):
-        cond = (" and not (t0 is Tensor and t1 is Tensor and a0._shape == a1._shape)"
-                if free == "tensors" else
-                " and (t0 is Tensor and t1 is Tensor and a0._shape != a1._shape or "
-                "t0 is not Tensor and t1 is not Tensor)")
-    # the entry is looked up before the check runs, so that a call ``run`` serves (a new
-    # key, a static value to freeze) runs the check once, in ``run``
-    for p in spos:
-        if p < n:
-            lines += [f"{I}if type(a{p}) not in _PLAIN_STATIC:",
-                      f"{I}    return {fb}"]
-    statics = "".join(f"a{p}, " if p < n else f"f{p}, " for p in spos)
-    key = "".join(f"k{i}, z{i}, " for i in promoted) + "_default[0], " if promoted else ""
-    key += statics
-    lines += [f"{I}ent = entries.get(({key}))",
-              f"{I}if ent is None:",
-              f"{I}    return {fb}",
-              f"{I}check = spec.check",
-              f"{I}if check is not None{cond}:",
-              f"{I}    check({vals},)"]
-    dts = ", ".join(f"a{tpos[i]}" if given[i] else f"c{tpos[i]}" for i in range(nt))
-    dyn = ", ".join(f"d{i}" if given[i] or i in num else "None" for i in range(nt))
-    # a number default reaches the executable as ``run`` passes it: a cached device scalar
-    scal = []
-    for i in sorted(num):
-        p = tpos[i]
-        scal += [f"d{i} = _SCALARS[T{p}].get(c{p})",
-                 f"if d{i} is None:",
-                 f"    d{i} = _device_scalar(c{p}, T{p})"]
-    grad = " or ".join(f"g{i}" for i in range(nt) if given[i]) or "False"
-    record = f"_record(spec, ({vals},), ({statics}), ent[0], [{dts}], [{dyn}]"
-    lines.append(f"{I}if ({grad}) and spec.differentiable and _grad_state.enabled:")
-    if neutral:
-        rest = ", ".join(f"d{i}" for i in range(nt) if i not in neutral)
-        lines += [f"{I}    exe = ent[2]"]
-        lines += [f"{I}    {x}" for x in scal]
-        lines += [f"{I}    if exe is not None:",
-                  f"{I}        return {record}, exe, ({rest},))",
-                  f"{I}    return {record}, ent[1])",
-                  f"{I}exe = ent[2]",
-                  f"{I}if exe is not None:",
-                  f"{I}    out = exe({rest})",
-                  f"{I}else:"]
-        lines += [f"{I}    {x}" for x in scal]
-        lines.append(f"{I}    out = ent[1]({dyn})")
-    else:
-        lines += [f"{I}    {x}" for x in scal]
-        lines.append(f"{I}    return {record}, ent[1])")
-        lines += [f"{I}{x}" for x in scal]
-        lines.append(f"{I}out = ent[1]({dyn})")
-    lines += [f"{I}if type(out) is _Array:",
-              f"{I}    return _tensor_of(out)",
-              f"{I}if isinstance(out, (tuple, list)):",
-              f"{I}    return tuple([_tensor_of(o) for o in out])",
-              f"{I}return _tensor_of(out)"]
-    return lines
-
-
-def plain_entry(spec: OpSpec, kind: str, name: str):
-    """The public entry point ``name`` of ``spec``, of ``kind`` "function" (``f(*args,
-    **kwargs)``), "method" (``m(self, *args, **kwargs)``), "dunder" (``t + u``),
-    "reflected" (``2 + t`` as ``run((self, other))``) or "swapped" (``2 / t`` as
-    ``run((other, self))``), with the code of Note [Plain calls] for the calls it covers
-    (up to three numbers of positional arguments)."""
-    plan = _plan_of(spec)
-    head, test, fb, last = _PLAIN_ENTRIES[kind]
-    lines = [head]
-    counts = range(1, len(spec.params) + 1) if kind in ("function", "method") else (2,)
-    blocks = 0
-    for n in counts:
-        block = _plain_block(plan, n, fb) if blocks < 3 else None
-        if block is None:
-            continue
-        names = ", ".join(f"a{p}" for p in range(n)) + ("," if n == 1 else "")
-        rest = "".join(f"\n        a{p} = args[{p - 1}]" for p in range(1, n))
-        lines.append(test.format(n=n, m=n - 1, names=names, rest=rest))
-        lines += block
-        blocks += 1
-    lines.append(f"    return {last}")
-    ns = dict(_FAST_GLOBALS, spec=spec, plan=plan, run=plan.run, entries=plan.entries,
-              _MISSING=_MISSING)
-    for n, tail in (plan.tails or {}).items():
-        for p, v in zip(range(n, len(spec.params)), tail):
-            ns[f"c{p}"], ns[f"T{p}"] = v, type(v)
-            if p in spec.static_pos:
-                ns[f"f{p}"] = _freeze(v)
-    code = compile("\n".join(lines) + "\n", f"<entry {spec.name} {kind}>", "exec")
-    exec(code, ns)
-    entry = ns["entry"]
-    entry.__name__ = name
-    return entry
 
 
 _record_op = None   # autograd.graph.record_op, imported on first use (import cycle)
