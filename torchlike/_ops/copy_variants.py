@@ -28,7 +28,6 @@ nodes are named as PyTorch names them: the view's node with ``_copy`` appended
 
 from __future__ import annotations
 
-
 import jax.numpy as jnp
 import numpy as np
 from jax import lax

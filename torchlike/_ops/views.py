@@ -15,6 +15,7 @@ from .._core.storage import compute_view_strides, contiguous_strides
 from .._core.tensor import Tensor, wrap_dim
 from ._common import shape_str
 from .bind import FUNCTIONS
+from .dispatch import call_op
 from .samples import S, arr
 from .spec import OPS, OpSpec, register
 from .torch_function import DisableTorchFunction
@@ -199,7 +200,6 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
         raise TypeError("Creating a Tensor subclass from a class that does not inherit "
                         "from Tensor is not possible. Make sure your class inherits from "
                         "Tensor.")
-    from .dispatch import call_op
     with DisableTorchFunction():
         out = call_op("alias", self)
     out.__class__ = cls

@@ -4,15 +4,14 @@ the op table (see ``torchlike/_ops/spec.py``; helpers in ``_common.py``)."""
 
 from __future__ import annotations
 
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._ops._common import warn_at_caller
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
-from .._ops._common import warn_at_caller
 from ._common import (_check_cholesky, _cholesky_info, _hermitian_from, _linalg, _mH, _sq,
                       check_lu_factor_errors)
 
