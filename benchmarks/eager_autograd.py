@@ -8,16 +8,23 @@ switched off). torchlike and PyTorch are timed in interleaved blocks so that a s
 machine loads them alike. Prints per-case times and ratios measured in this one run (no
 asserts); benchmarks/README.md has the recorded figures.
 
-    python benchmarks/eager_autograd.py [--no-jax] [--torch-threads 1]
+    python benchmarks/eager_autograd.py [--no-jax] [--torch-threads 1] [--sync-dispatch]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import jax
+
+# --sync-dispatch acts on the CPU client JAX creates when its backend starts, which
+# importing torchlike does
+if "--sync-dispatch" in sys.argv[1:]:
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -227,6 +234,10 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these cases are small)")
+    p.add_argument("--sync-dispatch", action="store_true",
+                   help="run every CPU program in the calling thread (JAX's "
+                        "jax_cpu_enable_async_dispatch off before its backend starts; "
+                        "benchmarks/README.md, CPU dispatch)")
     args = p.parse_args()
     if torch is not None:
         torch.set_num_threads(args.torch_threads)
@@ -239,6 +250,8 @@ def main() -> None:
         t_je = nan if args.no_jax else bench_jax(case, arrays, jit=False)
         t_jj = nan if args.no_jax else bench_jax(case, arrays, jit=True)
         rows.append((name, t_tl, t_pn, t_t, t_je, t_jj))
+    print("# CPU dispatch "
+          + ("synchronous" if args.sync_dispatch else "asynchronous (JAX default)"))
     print(f"{'case':14s} {'torchlike':>10s} {'per-node':>10s} {'torch':>10s} "
           f"{'jax.grad':>10s} {'jit(grad)':>10s} {'tl/torch':>9s} {'pn/torch':>9s} "
           f"{'tl/jaxgrad':>10s}")

@@ -6,7 +6,7 @@ timed in interleaved blocks, so a shared machine loads them alike) and the ratio
 torchlike / jnp and torchlike / PyTorch. No thresholds are asserted: the figures are
 for reading.
 
-    python benchmarks/eager_ops.py [--repeat 2000]
+    python benchmarks/eager_ops.py [--repeat 2000] [--sync-dispatch]
 """
 
 from __future__ import annotations
@@ -15,11 +15,18 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax  # noqa: E402
+
+# --sync-dispatch acts on the CPU client JAX creates when its backend starts, which
+# importing torchlike does
+if "--sync-dispatch" in sys.argv[1:]:
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -91,6 +98,10 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these ops are too small to split)")
+    p.add_argument("--sync-dispatch", action="store_true",
+                   help="run every CPU program in the calling thread (JAX's "
+                        "jax_cpu_enable_async_dispatch off before its backend starts; "
+                        "benchmarks/README.md, CPU dispatch)")
     args = p.parse_args()
     rng = np.random.default_rng(0)
     a8, b8 = (rng.random((8, 8), np.float32) + 1 for _ in range(2))
@@ -116,7 +127,8 @@ def main() -> None:
 
     print(f"# eager per-call time, median over blocks of {args.repeat} calls (us); machine: "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"jax {jax.__version__}, torch {torch.__version__ if torch else 'absent'}")
+          f"jax {jax.__version__}, torch {torch.__version__ if torch else 'absent'}; CPU "
+          f"dispatch {'synchronous' if args.sync_dispatch else 'asynchronous (JAX default)'}")
     print(f"{'case':<18}{'torchlike':>11}{'jnp':>9}{'torch':>9}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, f_tl, f_j, f_t in cases:
         t_tl, t_j, t_t = timeit([(f_tl, block_t), (f_j, block_j), (f_t, None)], args.repeat)

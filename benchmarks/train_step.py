@@ -45,7 +45,7 @@ to run. The spread over rounds is printed beside each time.
 
     python benchmarks/train_step.py [--models mlp,cnn,transformer] [--impls ...]
         [--steps 20] [--repeat 5] [--warmup 3] [--rounds 3] [--threads 2] [--tiny]
-        [--no-isolate] [--interleave BLOCKS]
+        [--no-isolate] [--interleave BLOCKS] [--sync-dispatch]
 """
 
 from __future__ import annotations
@@ -217,7 +217,8 @@ def _run_worker(impl: str, model: str, args) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", f"{model}:{impl}",
            "--steps", str(args.steps), "--repeat", str(args.repeat),
            "--warmup", str(args.warmup), "--threads", str(args.threads),
-           "--check-steps", str(args.check_steps)] + (["--tiny"] if args.tiny else [])
+           "--check-steps", str(args.check_steps)] + (["--tiny"] if args.tiny else []) \
+        + (["--sync-dispatch"] if args.sync_dispatch else [])
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.worker_timeout)
     except subprocess.TimeoutExpired:
@@ -327,6 +328,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="build every implementation once in this process and time BLOCKS "
                         "blocks of --steps steps each, interleaved (median block kept; "
                         "replaces --rounds and --repeat; no memory figures)")
+    p.add_argument("--sync-dispatch", action="store_true",
+                   help="run every CPU program in the calling thread, in every "
+                        "implementation's process (JAX's jax_cpu_enable_async_dispatch off "
+                        "before its backend starts; benchmarks/README.md, CPU dispatch)")
     p.add_argument("--worker-timeout", type=int, default=1800, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -338,6 +343,9 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"unknown {what}(s) {', '.join(bad)}; expected some of {', '.join(known)}")
     pinned = P.pin_threads(args.threads)
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    if args.sync_dispatch:
+        import jax
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
     cfgs = P.TINY if args.tiny else P.FULL
     if args.worker:
         model, impl = args.worker.split(":", 1)
@@ -356,7 +364,8 @@ def main(argv: list[str] | None = None) -> None:
           + (f"{args.interleave} interleaved blocks of {args.steps} steps (median)"
              if args.interleave > 0 else
              f"steps {args.steps} x repeat {args.repeat} (median), {args.rounds} round(s)")
-          + f", warm-up {args.warmup}; {'tiny' if args.tiny else 'full'} sizes; memory: "
+          + f", warm-up {args.warmup}; {'tiny' if args.tiny else 'full'} sizes; CPU dispatch "
+          f"{'synchronous' if args.sync_dispatch else 'asynchronous'}; memory: "
           f"{'VmHWM per subprocess' if args.isolate and not args.interleave else 'not measured'}")
     for model in models:
         check = None

@@ -106,11 +106,14 @@ def test_train_step_interleaved_blocks(capsys):
     assert "torchlike-compiled / limit" in out
 
 
-def test_train_step_worker_subprocess(capsys):
-    # The default mode: one fresh process per implementation, which also reports memory.
+@pytest.mark.parametrize("flags", [[], ["--sync-dispatch"]])
+def test_train_step_worker_subprocess(capsys, flags):
+    # The default mode: one fresh process per implementation, which also reports memory;
+    # --sync-dispatch reaches the worker (its flag is read before its backend starts).
     train_step.main(["--tiny", "--models", "mlp", "--impls", "jax", "--warmup", "0",
-                     "--rounds", "1"] + TINY_RUN)
+                     "--rounds", "1"] + TINY_RUN + flags)
     out = capsys.readouterr().out
+    assert ("CPU dispatch synchronous" in out) == bool(flags)
     row = _rows(out, ["jax"])["jax"]
     ms, first, second, peak, drss = row.split()[:5]
     assert float(ms) > 0 and float(peak) > float(drss) >= 0, row

@@ -28,6 +28,15 @@ and the small helpers ``torch.typename``, ``torch.is_storage`` and ``torch.is_si
 # just started; tests/test_runtime_settings.py checks them against the threads really
 # running.
 #
+# The client runs a program whose cost analysis counts fewer than 1000 flops in the
+# calling thread and any other one on its client pool, which the caller waits for when it
+# reads the result. On a small machine that handoff costs more than a small eager op (a
+# 64x64 matmul: 24-26 us handed off, 12.6-17.7 us in the caller, on two vCPUs), while
+# compiled training steps gain from it (their Python work overlaps the running program).
+# torchlike keeps JAX's default; ``jax.config.update("jax_cpu_enable_async_dispatch",
+# False)`` before importing torchlike runs every program in the caller, as PyTorch runs
+# its CPU ops (benchmarks/README.md, "CPU dispatch", has the figures both ways).
+#
 # Note [Deterministic algorithms on XLA]
 # XLA:CPU programs give the same results run after run (for a given thread-pool size):
 # XLA:CPU does not autotune, and its scatters and reductions accumulate in a fixed order.
