@@ -179,3 +179,41 @@ def test_recorded_ops_inside_compile(alpha):
             assert a.dtype == b.dtype
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
     assert f.stats.traces == 1
+
+
+def test_accumulate_node_is_built_like_its_constructor():
+    # accumulate_node sets AccumulateGrad's fields itself (it runs for every leaf of
+    # nearly every training step); they must be those __init__ sets
+    from torchlike.autograd.graph import AccumulateGrad, Node, accumulate_node
+    x = tl.ones(2, requires_grad=True)
+    fast, ref = accumulate_node(x), AccumulateGrad(x)
+    assert accumulate_node(x) is fast            # held (weakly) by the leaf
+    slots = {s for cls in AccumulateGrad.__mro__ for s in getattr(cls, "__slots__", ())}
+    slots -= {"__dict__", "__weakref__"}
+    assert slots >= set(Node.__slots__) - {"__dict__", "__weakref__"} | {"variable"}
+    for k in sorted(slots - {"variable"}):
+        assert hasattr(fast, k) and hasattr(ref, k), k
+        assert getattr(fast, k) == getattr(ref, k), k
+    assert fast.name() == "AccumulateGrad" and fast.variable is x
+    assert fast._seq == float("inf") and not fast.__dict__
+    # a freed graph drops it; the next one gets a new one
+    del fast
+    import gc
+    gc.collect()
+    assert (tl.ones(2) * x).grad_fn.next_functions[1][0].variable is x
+
+
+@pytest.mark.parametrize("view", ["x", "x[1:]", "x.t()"])
+def test_linear_node_records_the_inputs_shapes(view):
+    # a linear op keeps only its inputs' shapes and dtypes (taken from the tensors, views
+    # included); the backward builds its zeros from them
+    x, y = tl.tensor(A, requires_grad=True), tl.tensor(B, requires_grad=True)
+    src = eval(view, {"x": x})
+    out = src + eval(view.replace("x", "y"), {"y": y})
+    node = out.grad_fn
+    assert node._zavals == ((tuple(src.shape), np.dtype(np.float32)),) * 2
+    assert node._zavals == tuple((tuple(d.shape), d.dtype) for d in
+                                 (src._value, src._value))
+    out.sum().backward()
+    assert x.grad.shape == x.shape and float(x.grad.sum()) == src.numel()
+    np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())

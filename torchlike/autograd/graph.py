@@ -171,12 +171,23 @@ class AccumulateGrad(Node):
 
 
 def accumulate_node(leaf: Tensor) -> AccumulateGrad:
-    """The (unique, lazily made) ``AccumulateGrad`` of a leaf requiring grad."""
+    """The (unique, lazily made) ``AccumulateGrad`` of a leaf requiring grad.
+
+    The leaf holds it weakly, as PyTorch's tensors hold their grad accumulator, so a leaf
+    used in a graph that has been freed gets a new one: that happens on nearly every
+    training step, so its fields are set here rather than through ``__init__`` (keep
+    the two in step)."""
     ref = leaf._node_ref
     node = ref() if ref is not None else None
     if node is None:
-        node = AccumulateGrad(leaf)
-        leaf._node_ref = weakref.ref(node)
+        node = _new(AccumulateGrad)
+        node._name = "AccumulateGrad"
+        node.next_functions = ()
+        node._seq = _INF_SEQ   # PyTorch runs leaves as soon as they are ready
+        node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain = None
+        node._metadata = node._anomaly = None
+        node.variable = leaf
+        leaf._node_ref = _weakref(node)
     return node
 
 
@@ -577,7 +588,8 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
             if kind and v._requires_grad and (dt.is_floating_point or dt.is_complex):
                 mask.append(True)
                 if not saves:
-                    zavals.append((d.shape, d.dtype))
+                    # the tensor's shape and dtype are the array's, without its properties
+                    zavals.append((v._shape, dt.np))
                 if kind:
                     pos.append(len(edges))
                     gf = v.grad_fn
@@ -650,7 +662,8 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
         if nested:
             zavals = [(a.shape, a.dtype) for a in diff_primals(dyn, mask)]
         node._zavals = tuple(zavals)
-        node._dyn = _strip(dyn, mask)
+        node._dyn = _strip(dyn, mask) if nested else \
+            [None if m is True else d for d, m in zip(dyn, mask)]
     node._dyn_t = dyn_t
     node._saved = _saved.entries(plan, dyn_t, outs if saves else (), name) if plan \
         else None
@@ -668,6 +681,7 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
 
 
 _new = object.__new__
+_weakref = weakref.ref
 _Tracer = jax.core.Tracer
 
 
