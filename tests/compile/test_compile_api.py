@@ -366,6 +366,37 @@ def test_returns_state_tensor_itself_and_python_values():
     assert w is model.weight and n == 3 and torch.equal(d["double"], torch.full((3,), 2.0))
 
 
+@pytest.mark.parametrize("kind", ["new", "state", "argument", "number", "none", "array"])
+def test_a_single_result_is_returned_as_such(kind):
+    # one result (a loss, usually) skips the unflattening on every call after the first
+    import jax.numpy as jnp
+    model, opt, step = _sgd_setup()
+    x = torch.ones(3)
+
+    @torch.compile
+    def f(x):
+        return {"new": lambda: x * 2, "state": lambda: model.weight, "argument": lambda: x,
+                "number": lambda: 7, "none": lambda: None,
+                "array": lambda: jnp.sin(x.jax())}[kind]()
+
+    for _ in range(3):   # the first call traces; the others take the cached path
+        out = f(x)
+        if kind == "new":
+            assert type(out) is torch.Tensor and torch.equal(out, torch.full((3,), 2.0))
+            assert out.grad_fn is None and not out.requires_grad and out._version == 0
+        elif kind == "state":
+            assert out is model.weight
+        elif kind == "argument":
+            assert out is x
+        elif kind == "number":
+            assert out == 7
+        elif kind == "none":
+            assert out is None
+        else:
+            np.testing.assert_allclose(np.asarray(out), np.sin(np.ones(3)), rtol=1e-6)
+    assert f.stats.traces == 1
+
+
 def test_hyperparameter_must_be_a_number():
     model, opt, step = _sgd_setup()
     opt.param_groups[0]["lr"] = torch.tensor(0.1)

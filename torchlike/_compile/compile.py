@@ -82,12 +82,14 @@ from .._core import xla
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
+from .._ops.dispatch import _tensor_of
 from ..autograd.graph import Node, _backward_error, edge_of
 from . import _tracing
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
 _new = object.__new__
 _SIG_TOKENS = itertools.count()
+_LEAF_TREE = jax.tree_util.tree_structure(0)
 
 __all__ = ["compile", "CompiledFunction", "CompileStats"]
 
@@ -134,7 +136,8 @@ class _Entry:
     """One traced and compiled program and how to read and write its state."""
 
     __slots__ = ("run", "donate_pos", "used", "changed", "grad_plan", "new_state",
-                 "gen_plan", "out_plan", "out_tree", "deferred", "opt_steps", "single_use",
+                 "gen_plan", "out_plan", "out_tree", "out_leaf", "deferred", "opt_steps",
+                 "single_use",
                  "changed_pos", "agnostic", "diff_in", "diff_out", "bwd", "donors",
                  "bump", "grad_new", "grad_other")
 
@@ -394,6 +397,8 @@ class CompiledFunction:
                     outs.append(k)
                     outs.append(jnp.asarray(c, jnp.uint32))
             o_leaves, entry.out_tree = jax.tree_util.tree_flatten(result, is_leaf=_is_tensor)
+            # a result that is one tensor (a loss) needs no unflattening on each call
+            entry.out_leaf = entry.out_tree == _LEAF_TREE
             entry.out_plan = []
             diff_out = entry.diff_out = []
             for x in o_leaves:
@@ -591,7 +596,7 @@ class CompiledFunction:
                 g._storage.array = a    # the tensor the trace created
                 g._storage.gen += 1
             else:
-                p._grad = Tensor._wrap(a)
+                p._grad = _tensor_of(a)
         for h, plan in entry.grad_other:
             holders[h]._grad = None if plan[0] == "none" else plan[1]
         for st, j in entry.new_state:
@@ -612,6 +617,10 @@ class CompiledFunction:
 
     @staticmethod
     def _outputs(entry: _Entry, outs, made=None):
+        if entry.out_leaf and made is None:
+            kind, x = entry.out_plan[0]
+            return _tensor_of(outs[x]) if kind == "new" else outs[x] if kind == "array" \
+                else x
         vals = []
         for plan in entry.out_plan:
             kind = plan[0]
@@ -619,7 +628,7 @@ class CompiledFunction:
                 vals.append(plan[1])
             elif kind == "new":
                 t = None if made is None else made.get(plan[1])
-                vals.append(Tensor._wrap(outs[plan[1]]) if t is None else t)
+                vals.append(_tensor_of(outs[plan[1]]) if t is None else t)
             elif kind == "array":
                 vals.append(outs[plan[1]])
             else:
