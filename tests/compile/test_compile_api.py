@@ -83,6 +83,34 @@ def test_lr_change_between_calls_takes_effect_without_retracing():
     assert cstep.stats.traces == 2   # first call, then with .grad present
 
 
+def test_constant_hyperparameters_reach_the_program_as_device_scalars():
+    # a Python float argument is transferred on every call; a constant learning rate and
+    # momentum are passed as the cached device scalars of their values instead, and a
+    # changed value still takes effect
+    import jax
+    model, opt, step = _sgd_setup(momentum=0.9)
+    f = torch.compile(step)
+    x, y = torch.ones(4, 3), torch.zeros(4, 2)
+    for _ in range(4):
+        f(x, y)
+    (entry,) = list(f._agnostic.values()) + list(f._cache.values())
+    seen = []
+    run = entry.run
+    entry.run = lambda *a: seen.append(a) or run(*a)
+    f(x, y)
+    assert seen and not [a for a in seen[0] if isinstance(a, (int, float))]
+    hyper = [float(a) for a in seen[0] if isinstance(a, jax.Array) and a.shape == ()
+             and a.dtype == np.float64]
+    assert sorted(hyper) == [0.1, 0.9]
+    w = model.weight.detach().clone()
+    opt.param_groups[0]["lr"] = 0.0123
+    f(x, y)
+    g = model.weight.grad
+    buf = opt.state[model.weight]["momentum_buffer"]
+    assert torch.allclose(model.weight, w - 0.0123 * buf) and g is not None
+    assert f.stats.traces == 2
+
+
 def test_sign_change_of_hyperparameter_retraces():
     cstep = _set_hyper_each_step("weight_decay", (0.0, 0.0, 0.1, 0.2), momentum=0.9)
     assert cstep.stats.traces == 3   # weight decay switched on: a different program
