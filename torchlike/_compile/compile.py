@@ -155,9 +155,8 @@ class _Entry:
 
     __slots__ = ("run", "donate_pos", "used", "changed", "grad_plan", "new_state",
                  "gen_plan", "out_plan", "out_tree", "out_leaf", "deferred", "opt_steps",
-                 "single_use",
-                 "changed_pos", "agnostic", "diff_in", "diff_out", "bwd", "donors",
-                 "bump", "grad_new", "grad_other")
+                 "single_use", "changed_pos", "agnostic", "diff_in", "diff_out", "bwd",
+                 "donors", "bump", "grad_new", "grad_other")
 
 
 class CompiledFunction:
