@@ -157,13 +157,21 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The sink for a leaf tensor: adds incoming gradients to ``variable.grad``."""
+    """The sink for a leaf tensor: adds incoming gradients to ``variable.grad``.
+
+    The leaf holds it weakly, as PyTorch's tensors hold their grad accumulator, so a leaf
+    of a graph that has been freed gets a new one on nearly every training step:
+    ``__init__`` therefore sets ``Node``'s fields itself rather than calling
+    ``Node.__init__`` (keep the two in step)."""
 
     __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor):
-        super().__init__("AccumulateGrad")
+        self._name = "AccumulateGrad"
+        self.next_functions = ()
         self._seq = _INF_SEQ  # PyTorch runs leaves as soon as they are ready
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retain = None
+        self._metadata = self._anomaly = None
         self.variable = variable
 
     def apply(self, grads, create_graph):
@@ -171,22 +179,11 @@ class AccumulateGrad(Node):
 
 
 def accumulate_node(leaf: Tensor) -> AccumulateGrad:
-    """The (unique, lazily made) ``AccumulateGrad`` of a leaf requiring grad.
-
-    The leaf holds it weakly, as PyTorch's tensors hold their grad accumulator, so a leaf
-    used in a graph that has been freed gets a new one: that happens on nearly every
-    training step, so its fields are set here rather than through ``__init__`` (keep
-    the two in step)."""
+    """The (unique, lazily made) ``AccumulateGrad`` of a leaf requiring grad."""
     ref = leaf._node_ref
     node = ref() if ref is not None else None
     if node is None:
-        node = _new(AccumulateGrad)
-        node._name = "AccumulateGrad"
-        node.next_functions = ()
-        node._seq = _INF_SEQ   # PyTorch runs leaves as soon as they are ready
-        node._pre_hooks = node._hooks = node._tensor_pre_hooks = node._retain = None
-        node._metadata = node._anomaly = None
-        node.variable = leaf
+        node = AccumulateGrad(leaf)
         leaf._node_ref = _weakref(node)
     return node
 
