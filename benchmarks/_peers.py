@@ -30,6 +30,25 @@ from typing import Any, Callable
 
 import numpy as np
 
+def add_sync_dispatch(parser) -> None:
+    """The ``--sync-dispatch`` option of the timing scripts (benchmarks/README.md, "CPU
+    dispatch")."""
+    parser.add_argument("--sync-dispatch", action="store_true",
+                        help="run every CPU program in the calling thread (JAX's "
+                             "jax_cpu_enable_async_dispatch off before its backend "
+                             "starts; benchmarks/README.md, CPU dispatch)")
+
+
+def sync_dispatch(on: bool) -> str:
+    """With ``on``, make JAX's CPU client run every program in the calling thread: only
+    before JAX's backend starts, which importing torchlike does. The mode, for headers."""
+    if not on:
+        return "asynchronous (JAX default)"
+    import jax
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+    return "synchronous"
+
+
 # Note [Benchmark configurations]
 # ``FULL`` holds the sizes the benchmark reports; ``TINY`` the same architectures shrunk
 # so that the smoke test runs every implementation in seconds. The CNN keeps its 32x32

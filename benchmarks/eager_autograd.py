@@ -14,21 +14,22 @@ asserts); benchmarks/README.md has the recorded figures.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 
-import jax
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _peers as P  # noqa: E402
 
-# --sync-dispatch acts on the CPU client JAX creates when its backend starts, which
-# importing torchlike does
-if "--sync-dispatch" in sys.argv[1:]:
-    jax.config.update("jax_cpu_enable_async_dispatch", False)
+# before anything starts JAX's backend (importing torchlike does)
+DISPATCH = P.sync_dispatch("--sync-dispatch" in sys.argv[1:])
 
-import jax.numpy as jnp
-import numpy as np
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
-import torchlike as tl
+import torchlike as tl  # noqa: E402
 
 try:
     import torch
@@ -234,10 +235,7 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these cases are small)")
-    p.add_argument("--sync-dispatch", action="store_true",
-                   help="run every CPU program in the calling thread (JAX's "
-                        "jax_cpu_enable_async_dispatch off before its backend starts; "
-                        "benchmarks/README.md, CPU dispatch)")
+    P.add_sync_dispatch(p)
     args = p.parse_args()
     if torch is not None:
         torch.set_num_threads(args.torch_threads)
@@ -250,8 +248,7 @@ def main() -> None:
         t_je = nan if args.no_jax else bench_jax(case, arrays, jit=False)
         t_jj = nan if args.no_jax else bench_jax(case, arrays, jit=True)
         rows.append((name, t_tl, t_pn, t_t, t_je, t_jj))
-    print("# CPU dispatch "
-          + ("synchronous" if args.sync_dispatch else "asynchronous (JAX default)"))
+    print(f"# CPU dispatch {DISPATCH}")
     print(f"{'case':14s} {'torchlike':>10s} {'per-node':>10s} {'torch':>10s} "
           f"{'jax.grad':>10s} {'jit(grad)':>10s} {'tl/torch':>9s} {'pn/torch':>9s} "
           f"{'tl/jaxgrad':>10s}")

@@ -20,13 +20,13 @@ import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _peers as P  # noqa: E402
+
+# before anything starts JAX's backend (importing torchlike does)
+DISPATCH = P.sync_dispatch("--sync-dispatch" in sys.argv[1:])
+
 import jax  # noqa: E402
-
-# --sync-dispatch acts on the CPU client JAX creates when its backend starts, which
-# importing torchlike does
-if "--sync-dispatch" in sys.argv[1:]:
-    jax.config.update("jax_cpu_enable_async_dispatch", False)
-
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -98,10 +98,7 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these ops are too small to split)")
-    p.add_argument("--sync-dispatch", action="store_true",
-                   help="run every CPU program in the calling thread (JAX's "
-                        "jax_cpu_enable_async_dispatch off before its backend starts; "
-                        "benchmarks/README.md, CPU dispatch)")
+    P.add_sync_dispatch(p)
     args = p.parse_args()
     rng = np.random.default_rng(0)
     a8, b8 = (rng.random((8, 8), np.float32) + 1 for _ in range(2))
@@ -128,7 +125,7 @@ def main() -> None:
     print(f"# eager per-call time, median over blocks of {args.repeat} calls (us); machine: "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"jax {jax.__version__}, torch {torch.__version__ if torch else 'absent'}; CPU "
-          f"dispatch {'synchronous' if args.sync_dispatch else 'asynchronous (JAX default)'}")
+          f"dispatch {DISPATCH}")
     print(f"{'case':<18}{'torchlike':>11}{'jnp':>9}{'torch':>9}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, f_tl, f_j, f_t in cases:
         t_tl, t_j, t_t = timeit([(f_tl, block_t), (f_j, block_j), (f_t, None)], args.repeat)

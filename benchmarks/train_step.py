@@ -328,10 +328,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="build every implementation once in this process and time BLOCKS "
                         "blocks of --steps steps each, interleaved (median block kept; "
                         "replaces --rounds and --repeat; no memory figures)")
-    p.add_argument("--sync-dispatch", action="store_true",
-                   help="run every CPU program in the calling thread, in every "
-                        "implementation's process (JAX's jax_cpu_enable_async_dispatch off "
-                        "before its backend starts; benchmarks/README.md, CPU dispatch)")
+    P.add_sync_dispatch(p)   # in every implementation's process
     p.add_argument("--worker-timeout", type=int, default=1800, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -343,9 +340,7 @@ def main(argv: list[str] | None = None) -> None:
             p.error(f"unknown {what}(s) {', '.join(bad)}; expected some of {', '.join(known)}")
     pinned = P.pin_threads(args.threads)
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    if args.sync_dispatch:
-        import jax
-        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    dispatch = P.sync_dispatch(args.sync_dispatch)
     cfgs = P.TINY if args.tiny else P.FULL
     if args.worker:
         model, impl = args.worker.split(":", 1)
@@ -365,7 +360,7 @@ def main(argv: list[str] | None = None) -> None:
              if args.interleave > 0 else
              f"steps {args.steps} x repeat {args.repeat} (median), {args.rounds} round(s)")
           + f", warm-up {args.warmup}; {'tiny' if args.tiny else 'full'} sizes; CPU dispatch "
-          f"{'synchronous' if args.sync_dispatch else 'asynchronous'}; memory: "
+          f"{dispatch}; memory: "
           f"{'VmHWM per subprocess' if args.isolate and not args.interleave else 'not measured'}")
     for model in models:
         check = None
