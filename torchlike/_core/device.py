@@ -10,7 +10,18 @@ import functools
 
 import jax
 
-__all__ = ["device", "jax_device", "accelerator_devices"]
+__all__ = ["device", "jax_device", "accelerator_devices", "full_like_placed"]
+
+
+# Note [Made arrays follow their tensor]
+# torchlike's tensors are made on the CPU unless a device is named, as PyTorch's are, while
+# ``jnp.zeros``/``jnp.ones`` place a new array on JAX's default device: the GPU on a
+# machine that has one. An array the library makes to stand beside a tensor (the implicit
+# ``1`` that ``loss.backward()`` starts from, an optimizer's zero buffers, a zero
+# gradient) is therefore made on that tensor's device; else a CPU model on a GPU machine
+# got CUDA gradients in its hooks and CUDA optimizer state, and every use of them was a
+# transfer. While a caller traces, the new array is part of the traced program, which
+# places it.
 
 
 class device:
@@ -26,7 +37,8 @@ class device:
             self.type, self.index = "cuda", type
             return
         if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+            raise TypeError("device() received an invalid combination of arguments - got "
+                            f"({type!r})")
         s = type.strip()
         if ":" in s:
             if index is not None:
@@ -41,7 +53,7 @@ class device:
                 "Expected one of cpu, cuda, mps, meta, xla device type at start of device "
                 f"string: {type}")
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type, self.index = s, index
 
     def __repr__(self) -> str:
@@ -122,3 +134,13 @@ def from_jax_device(jd) -> device:
 
 
 CPU = device("cpu")
+
+
+def full_like_placed(like, shape: tuple, value, dtype) -> "jax.Array":
+    """``jnp.full(shape, value, dtype)`` on the device(s) of the array ``like`` (Note
+    [Made arrays follow their tensor]); laid out as ``like`` where the shapes agree."""
+    import jax.numpy as jnp
+    if isinstance(like, jax.core.Tracer):
+        return jnp.full(shape, value, dtype)
+    place = like.sharding if tuple(like.shape) == tuple(shape) else next(iter(like.devices()))
+    return jnp.full(shape, value, dtype, device=place)

@@ -167,8 +167,13 @@ def jit(fun: Callable, *, convolutions: bool, **kwargs) -> Callable:
     """``jax.jit(fun, **kwargs)``, traced under the float32 matmul precision of the
     settings (Note [float32 matmul precision]); for a program with ``convolutions``,
     compiled with :func:`compiler_options` where there are any (Note [XLA's CPU
-    convolution kernels])."""
+    convolution kernels]). Arguments the program does not read stay its inputs
+    (``keep_unused``, unless the caller says otherwise), so that they place it: the array
+    ``t.zero_()`` or ``t.fill_(2.0)`` writes into ``t`` reads none of ``t``'s values, and
+    without ``t`` among its inputs it was made on JAX's default device, a GPU where there
+    is one, instead of ``t``'s (Note [Made arrays follow their tensor] in device.py)."""
     fun = _with_precision(fun)
+    kwargs.setdefault("keep_unused", True)
     options = compiler_options() if convolutions else None
     if options is None:
         return jax.jit(fun, **kwargs)

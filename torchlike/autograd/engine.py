@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 import jax
 import jax.numpy as jnp
 
+from .._core.device import full_like_placed
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from . import _errors
@@ -42,17 +43,28 @@ def _as_tuple(x) -> tuple:
 
 
 _ONES: dict = {}
-_LOSS_ONES: dict = {}    # (shape, dtype) of a tensor ``backward()`` was called on -> ones
+# (shape, dtype, placement) of a tensor ``backward()`` was called on -> ones
+_LOSS_ONES: dict = {}
 _UNKEYED = object()
+_ARRAY = type(jnp.zeros(()))
+
+
+def _placement(a):
+    """What decides where ``a`` lives (None for a tracer): part of the key of the cached
+    ones, which are made on the output's device (Note [Made arrays follow their tensor])."""
+    return a.sharding if type(a) is _ARRAY else None
 
 
 def _ones_like(out: Tensor) -> Tensor:
-    # JAX arrays are immutable, so one array per (shape, dtype) serves every backward
-    key = (out._shape, out.dtype.np)
+    # JAX arrays are immutable, so one array per (shape, dtype, placement) serves every
+    # backward
+    value = out._value
+    key = (out._shape, out.dtype.np, _placement(value))
     a = _ONES.get(key)
     if a is None:
         with jax.ensure_compile_time_eval():   # concrete even while a caller traces
-            a = _ONES[key] = jnp.ones(out._shape, out.dtype.np)
+            a = full_like_placed(value, out._shape, 1, out.dtype.np)
+        _ONES[key] = a
     return _tensor_of(a)
 
 
@@ -435,7 +447,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
     for i, (t, g) in enumerate(zip(inputs_t, res)):
         if g is None:
             if materialize_grads:
-                g = Tensor._wrap(jnp.zeros(t._shape, t.dtype.np))
+                g = Tensor._wrap(full_like_placed(t._value, t._shape, 0, t.dtype.np))
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
                                    "have been used in the graph. Set allow_unused=True if this "
@@ -484,7 +496,8 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
         # the common ``loss.backward()``: skip the general argument handling
         if not (self._requires_grad or self.grad_fn is not None):
             raise RuntimeError(_errors.NO_GRAD_FN.format(i=0))
-        ones = _LOSS_ONES.get((self._shape, self._storage.dtype))
+        key = (self._shape, self._storage.dtype, _placement(self._storage.array))
+        ones = _LOSS_ONES.get(key)
         if ones is not None and not _anomaly.enabled:
             fast = _fusion._fast_backward((self,), [ones], False)
             if fast is True:
@@ -493,7 +506,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
             return None
         grads = _make_grads((self,), (None,))
         if grads[0] is not None:   # a scalar of a floating dtype: ones of it will do again
-            _LOSS_ONES[(self._shape, self._storage.dtype)] = grads[0]._value
+            _LOSS_ONES[key] = grads[0]._value
         run_backward((self,), grads, False, False)
         return None
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)

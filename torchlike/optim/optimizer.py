@@ -23,6 +23,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from .._core.device import full_like_placed
 from .._core.grad_mode import enable_grad, no_grad
 from .._compile import _tracing
 from .._core.tensor import Tensor
@@ -327,7 +328,7 @@ class Optimizer:
                             g.detach_()
                         else:
                             g.requires_grad_(False)
-                        g._set_value(jnp.zeros(g._shape, g.dtype.np))
+                        g._set_value(full_like_placed(g._value, g._shape, 0, g.dtype.np))
 
     def step(self, closure: Callable[[], Any] | None = None):
         """Performs one optimisation step; subclasses implement it."""
@@ -495,11 +496,13 @@ ZEROS = object()   # ``_init_state``: a state entry that starts as zeros like th
 
 
 def _zeros_like(p: Tensor) -> Tensor:
-    return Tensor._wrap(jnp.zeros(p._shape, p.dtype.np))
+    return _full_like(p, 0)
 
 
 def _full_like(p: Tensor, value: float) -> Tensor:
-    return Tensor._wrap(jnp.full(p._shape, value, p.dtype.np))
+    # on the parameter's device, as PyTorch's ``zeros_like`` (Note [Made arrays follow
+    # their tensor])
+    return Tensor._wrap(full_like_placed(p._value, p._shape, value, p.dtype.np))
 
 
 def _scalar(value: float) -> Tensor:

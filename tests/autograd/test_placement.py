@@ -1,0 +1,81 @@
+"""Arrays the library makes beside a tensor live on that tensor's device (Note [Made
+arrays follow their tensor]).
+
+On a GPU machine JAX's default device is the GPU while torchlike's tensors are made on the
+CPU, as PyTorch's are. The tests stand in for that with the two host devices the suite
+runs with: JAX's default device is switched to the second one, and torchlike's 'cpu'
+stays the first."""
+
+from __future__ import annotations
+
+import jax
+import pytest
+
+import torchlike as tl
+
+
+@pytest.fixture
+def other_default():
+    devs = jax.devices("cpu")
+    if len(devs) < 2:
+        pytest.skip("needs two host devices (tests/conftest.py asks for them)")
+    with jax.default_device(devs[1]):
+        yield devs[0]
+
+
+def _where(t) -> set:
+    return set(t._value.devices())
+
+
+def test_backward_seed_and_gradients_stay_on_the_tensors_device(other_default):
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    assert _where(x) == {other_default}
+    for _ in range(2):   # the first call makes the seed, the second reuses it
+        seen = []
+        loss = (x * 2).sum()
+        loss.register_hook(seen.append)
+        loss.backward()
+        assert _where(seen[0]) == {other_default}
+        assert str(seen[0]) == "tensor(1.)"
+        assert _where(x.grad) == {other_default}
+    assert x.grad.tolist() == [4.0, 4.0]
+
+
+def test_grad_with_materialized_zeros_on_the_inputs_device(other_default):
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    u = tl.tensor([3.0], requires_grad=True)
+    gx, gu = tl.autograd.grad((x * x).sum(), (x, u), materialize_grads=True)
+    assert _where(gx) == _where(gu) == {other_default}
+    assert gu.tolist() == [0.0]
+
+
+def test_optimizer_state_on_the_parameters_device(other_default):
+    lin = tl.nn.Linear(3, 2)
+    for opt in (tl.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9),
+                tl.optim.Adam(lin.parameters(), lr=0.1)):
+        opt.zero_grad()
+        lin(tl.ones(4, 3)).sum().backward()
+        opt.step()
+        for p in lin.parameters():
+            assert _where(p) == {other_default}
+            for v in opt.state[p].values():
+                if isinstance(v, tl.Tensor) and v.dim():
+                    assert _where(v) == {other_default}
+        opt.zero_grad(set_to_none=False)
+        assert all(_where(p.grad) == {other_default} for p in lin.parameters())
+        assert all(p.grad.abs().sum().item() == 0 for p in lin.parameters())
+
+
+@pytest.mark.parametrize("write", [lambda t: t.fill_(2.0), lambda t: t.zero_()],
+                         ids=["fill_", "zero_"])
+def test_writes_that_read_no_values_keep_the_tensors_device(other_default, write):
+    # the program reads none of t's values: t must still be among its inputs to place it
+    t = tl.ones(2, 3)
+    write(t)
+    assert _where(t) == {other_default}
+    a = tl.ones(3, requires_grad=True)
+    b = a * 2
+    write(b)
+    (b * a).sum().backward()
+    assert _where(a.grad) == {other_default}
+
