@@ -79,3 +79,26 @@ def test_writes_that_read_no_values_keep_the_tensors_device(other_default, write
     (b * a).sum().backward()
     assert _where(a.grad) == {other_default}
 
+
+def test_copies_between_devices_move_the_data_and_the_gradient_back(other_default):
+    # ``Tensor.to(device)``, ``.cuda()`` and ``.cpu()`` copy with ``to_device``; jax.device_put
+    # inside a jitted program does not move data, so the copy must be made outside one
+    from torchlike._ops.creation import to_device
+    second = next(d for d in jax.devices("cpu") if d != other_default)
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    y = to_device(x, second)
+    assert _where(y) == {second} and _where(x) == {other_default}
+    assert y.grad_fn.name() == "ToCopyBackward0"
+    assert y.grad_fn.next_functions[0][0] is not None
+    (y * 3).sum().backward()
+    assert _where(x.grad) == {other_default}
+    assert x.grad.tolist() == [3.0, 3.0]
+    # create_graph: the copy back is itself recorded
+    x.grad = None
+    z = to_device(x, second)
+    (gz,) = tl.autograd.grad((z * z).sum(), x, create_graph=True)
+    assert _where(gz) == {other_default} and gz.tolist() == [2.0, 4.0]
+    gz.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    with tl.no_grad():
+        assert to_device(x, second).grad_fn is None

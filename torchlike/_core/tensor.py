@@ -597,8 +597,8 @@ class Tensor:
         if dev is not None:
             jd = jax_device(dev)  # raises clearly when the device does not exist
             if out.device != dev:
-                from .._ops.dispatch import call_op
-                out = call_op("_to_device", out, jd)
+                from .._ops.creation import to_device
+                out = to_device(out, jd)
         if copy and out is self:
             out = self.clone()
         return out

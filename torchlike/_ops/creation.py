@@ -1,7 +1,7 @@
 """Factories: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``/``ones``/``full``/
 ``empty`` and ``*_like``, ``arange``, ``range``, ``linspace``, ``logspace``, ``eye``;
-plus the table ops that move data between dtypes and devices (``_to_dtype``,
-``_to_device``, ``clone``).
+plus the table ops ``_to_dtype`` and ``clone``, and ``to_device``, which copies between
+devices outside any program.
 
 Factories take no tensor inputs, so they build NumPy data and place it on the
 requested JAX device; tensors are created on the CPU unless ``device=`` says otherwise,
@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.device import _default_device_stack, device as Device, jax_device
+from .._core.grad_mode import _state as _grad_state
 from .._core.size import Size
 from .._core.tensor import Tensor
 from .spec import OpSpec, register
@@ -439,13 +440,20 @@ register(OpSpec(
     samples=lambda: []))
 
 
-def _to_device_fn(input, device):
-    return jax.device_put(input, device)
+def to_device(t: Tensor, jd) -> Tensor:
+    """``t`` copied onto the JAX device ``jd``: ``Tensor.to(device)``, ``.cuda()`` and
+    ``.cpu()``. As in PyTorch the copy's ``grad_fn`` is ``ToCopyBackward0``, which copies
+    the gradient back to ``t``'s device.
 
-
-register(OpSpec(
-    "_to_device", _to_device_fn, "input, device", promote="none", method=False,
-    function=False, grad_name="ToCopyBackward0", saves=False, samples=lambda: []))
+    The copy is made here, outside any compiled program: ``jax.device_put`` inside a
+    jitted one does not move data between devices (its program runs where its input is),
+    and a table op made that way left tensors where they were. While a caller traces, the
+    program places its values and the copy only marks the device."""
+    out = Tensor._wrap(jax.device_put(t._value, jd))
+    if _grad_state.enabled and (t._requires_grad or t.grad_fn is not None):
+        from ..autograd.graph import ToCopyNode
+        ToCopyNode.record(t, out)
+    return out
 
 
 def _clone_fn(input, memory_format=None):

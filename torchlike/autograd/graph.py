@@ -188,6 +188,32 @@ def accumulate_node(leaf: Tensor) -> AccumulateGrad:
     return node
 
 
+class ToCopyNode(Node):
+    """``ToCopyBackward0`` of a copy between devices (``torchlike._ops.creation.
+    to_device``): the gradient is copied back to the source tensor's device."""
+
+    __slots__ = ("_device",)
+
+    @classmethod
+    def record(cls, src: Tensor, out: Tensor) -> None:
+        """Make ``out``, the copy of ``src``, the output of a new node."""
+        node = cls("ToCopyBackward0", (edge_of(src),))
+        a = src._value   # where the gradient goes back to (None while tracing)
+        node._device = None if isinstance(a, _Tracer) else next(iter(a.devices()))
+        if _anomaly.enabled:
+            _anomaly.record(node)
+        out._requires_grad = True
+        out.grad_fn = node
+        out._output_nr = 0
+
+    def apply(self, grads, create_graph):
+        from .._ops.creation import to_device
+        g = grads[0]
+        if g is None:
+            return [None]
+        return [g if self._device is None else to_device(g, self._device)]
+
+
 def edge_of(t: Tensor):
     gf = t.grad_fn
     if gf is not None:
