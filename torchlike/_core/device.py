@@ -10,7 +10,7 @@ import functools
 
 import jax
 
-__all__ = ["device", "jax_device", "accelerator_devices", "full_like_placed"]
+__all__ = ["device", "jax_device", "accelerator_devices"]
 
 
 # Note [Made arrays follow their tensor]
@@ -18,10 +18,11 @@ __all__ = ["device", "jax_device", "accelerator_devices", "full_like_placed"]
 # ``jnp.zeros``/``jnp.ones`` place a new array on JAX's default device: the GPU on a
 # machine that has one. An array the library makes to stand beside a tensor (the implicit
 # ``1`` that ``loss.backward()`` starts from, an optimizer's zero buffers, a zero
-# gradient) is therefore made on that tensor's device; else a CPU model on a GPU machine
-# got CUDA gradients in its hooks and CUDA optimizer state, and every use of them was a
-# transfer. While a caller traces, the new array is part of the traced program, which
-# places it.
+# gradient) is therefore made with ``jnp.full_like``/``jnp.zeros_like`` of the tensor's
+# storage array (``shape=`` the tensor's), which place it as that array; else a CPU model
+# on a GPU machine got CUDA gradients in its hooks and CUDA optimizer state, and every
+# use of them was a transfer. While a caller traces, the new array is part of the traced
+# program, which places it.
 
 
 class device:
@@ -134,13 +135,3 @@ def from_jax_device(jd) -> device:
 
 
 CPU = device("cpu")
-
-
-def full_like_placed(like, shape: tuple, value, dtype) -> "jax.Array":
-    """``jnp.full(shape, value, dtype)`` on the device(s) of the array ``like`` (Note
-    [Made arrays follow their tensor]); laid out as ``like`` where the shapes agree."""
-    import jax.numpy as jnp
-    if isinstance(like, jax.core.Tracer):
-        return jnp.full(shape, value, dtype)
-    place = like.sharding if tuple(like.shape) == tuple(shape) else next(iter(like.devices()))
-    return jnp.full(shape, value, dtype, device=place)

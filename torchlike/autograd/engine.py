@@ -20,11 +20,10 @@ from typing import Iterable, Sequence
 import jax
 import jax.numpy as jnp
 
-from .._core.device import full_like_placed
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from . import _errors
-from .._ops.dispatch import _tensor_of
+from .._ops.dispatch import _ARRAY_TYPE, _tensor_of
 from . import _fusion
 from ._fusion import _add_arrays, _all_none
 from .graph import (AccumulateGrad, Node, RemovableHandle, _anomaly, accumulate_node)
@@ -46,24 +45,23 @@ _ONES: dict = {}
 # (shape, dtype, placement) of a tensor ``backward()`` was called on -> ones
 _LOSS_ONES: dict = {}
 _UNKEYED = object()
-_ARRAY = type(jnp.zeros(()))
 
 
 def _placement(a):
     """What decides where ``a`` lives (None for a tracer): part of the key of the cached
     ones, which are made on the output's device (Note [Made arrays follow their tensor])."""
-    return a.sharding if type(a) is _ARRAY else None
+    return a.sharding if type(a) is _ARRAY_TYPE else None
 
 
 def _ones_like(out: Tensor) -> Tensor:
     # JAX arrays are immutable, so one array per (shape, dtype, placement) serves every
     # backward
-    value = out._value
-    key = (out._shape, out.dtype.np, _placement(value))
+    base = out._storage.array
+    key = (out._shape, out.dtype.np, _placement(base))
     a = _ONES.get(key)
     if a is None:
         with jax.ensure_compile_time_eval():   # concrete even while a caller traces
-            a = full_like_placed(value, out._shape, 1, out.dtype.np)
+            a = jnp.ones_like(base, out.dtype.np, shape=out._shape)
         _ONES[key] = a
     return _tensor_of(a)
 
@@ -447,7 +445,7 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
     for i, (t, g) in enumerate(zip(inputs_t, res)):
         if g is None:
             if materialize_grads:
-                g = Tensor._wrap(full_like_placed(t._value, t._shape, 0, t.dtype.np))
+                g = Tensor._wrap(jnp.zeros_like(t._storage.array, t.dtype.np, shape=t._shape))
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
                                    "have been used in the graph. Set allow_unused=True if this "

@@ -22,7 +22,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core.device import full_like_placed
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
@@ -465,7 +464,7 @@ def _apply_traced(cls, args):
             if not _is_diff_dtype(a):
                 res_out.append(np.zeros(a._shape, jax.dtypes.float0))
             elif g is None:
-                res_out.append(full_like_placed(a._value, a._shape, 0, a.dtype.np))
+                res_out.append(jnp.zeros_like(a._storage.array, a.dtype.np, shape=a._shape))
             else:
                 v = g._value
                 res_out.append(jnp.conj(v) if jnp.iscomplexobj(v) else v)

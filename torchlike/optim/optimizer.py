@@ -23,7 +23,6 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from .._core.device import full_like_placed
 from .._core.grad_mode import enable_grad, no_grad
 from .._compile import _tracing
 from .._core.tensor import Tensor
@@ -328,7 +327,7 @@ class Optimizer:
                             g.detach_()
                         else:
                             g.requires_grad_(False)
-                        g._set_value(full_like_placed(g._value, g._shape, 0, g.dtype.np))
+                        g._set_value(jnp.zeros_like(g._storage.array, g.dtype.np, shape=g._shape))
 
     def step(self, closure: Callable[[], Any] | None = None):
         """Performs one optimisation step; subclasses implement it."""
@@ -502,7 +501,7 @@ def _zeros_like(p: Tensor) -> Tensor:
 def _full_like(p: Tensor, value: float) -> Tensor:
     # on the parameter's device, as PyTorch's ``zeros_like`` (Note [Made arrays follow
     # their tensor])
-    return Tensor._wrap(full_like_placed(p._value, p._shape, value, p.dtype.np))
+    return Tensor._wrap(jnp.full_like(p._storage.array, value, p.dtype.np, shape=p._shape))
 
 
 def _scalar(value: float) -> Tensor:
