@@ -102,3 +102,59 @@ def test_copies_between_devices_move_the_data_and_the_gradient_back(other_defaul
     assert x.grad.tolist() == [2.0, 2.0]
     with tl.no_grad():
         assert to_device(x, second).grad_fn is None
+
+
+def test_custom_function_materialized_zero_gradients_on_the_outputs_device(other_default):
+    seen = []
+
+    class TwoOut(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append(g2)
+            return g1 * 2 + g2 * 3
+
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    a, _ = TwoOut.apply(x)
+    a.sum().backward()    # the second output gets no gradient: a materialized zero
+    assert _where(seen[0]) == {other_default}
+    assert seen[0].tolist() == [0.0, 0.0]
+    assert _where(x.grad) == {other_default} and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_compiled_step_fresh_gradient_buffers_on_the_parameters_device(other_default,
+                                                                        monkeypatch):
+    # Note [Recycled gradient buffers]: a gradient some other name still sees is not
+    # recycled; the program's fresh buffer for it is made where the parameter lives
+    import jax.numpy as jnp
+    lin = tl.nn.Linear(3, 2)
+    opt = tl.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
+
+    @tl.compile
+    def step(x):
+        opt.zero_grad()
+        loss = lin(x).sum()
+        loss.backward()
+        opt.step()
+        return loss
+
+    x = tl.ones(4, 3)
+    for _ in range(3):
+        step(x)
+    made = []
+    empty_like = jnp.empty_like
+
+    def spy(*args, **kwargs):
+        out = empty_like(*args, **kwargs)
+        made.append(set(out.devices()))
+        return out
+
+    monkeypatch.setattr(jnp, "empty_like", spy)
+    kept = [p.grad for p in lin.parameters()]   # these can't be recycled now
+    step(x)
+    assert made == [{other_default}] * 2
+    assert all(_where(p.grad) == {other_default} for p in lin.parameters())
+    assert all(p.grad is not k for p, k in zip(lin.parameters(), kept))

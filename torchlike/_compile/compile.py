@@ -584,7 +584,9 @@ class CompiledFunction:
                         recycled.add(id(g))
                         args.append(a)
                         continue
-            args.append(jnp.empty(shape, dtype))
+            # on the parameter's device (Note [Made arrays follow their tensor]): one on
+            # JAX's default device would be copied over on every call
+            args.append(jnp.empty_like(holders[h]._storage.array, dtype, shape=shape))
         return entry.run(*args)
 
     def _write_back(self, entry: _Entry, storages, holders, found, outs, traced) -> None:

@@ -25,6 +25,7 @@ import numpy as np
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
+from .engine import _placement
 from .graph import Node, _anomaly, _backward_error, edge_of
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
@@ -83,6 +84,9 @@ class BackwardCFunction(Node, FunctionCtx):
         self._freed = False
         self._nout = 1
         self._out_meta: list = []
+        # per output: its array's sharding, where a materialized zero gradient is made
+        # (Note [Made arrays follow their tensor]); None while a caller traces
+        self._out_places: list = []
         self._tensor_pos: list = []
         self._nargs = 0
         self._runs_on_none = False
@@ -136,7 +140,8 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is None and self.materialize_grads:
                 shape, dt = self._out_meta[i]
                 if dt is not None:
-                    grads[i] = Tensor._wrap(jnp.zeros(shape, dt))
+                    place = self._out_places[i] if i < len(self._out_places) else None
+                    grads[i] = Tensor._wrap(jnp.zeros(shape, dt, device=place))
         res = fcls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -334,12 +339,16 @@ def _apply_eager(cls, args, forward_outputs=None):
     inputs_by_id = {id(args[i]): args[i] for i in tensor_pos}
     new_outs = []
     meta = []
+    places = []
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
             meta.append(((), None))
+            places.append(None)
             new_outs.append(o)
             continue
         meta.append((o._shape, o.dtype.np if _is_diff_dtype(o) else None))
+        place = _placement(o._storage.array)
+        places.append(place if place is None or len(place.device_set) == 1 else None)
         if id(o) in inputs_by_id and id(o) not in dirty:
             # an input returned as is: PyTorch returns a view of it with the new history
             o = o._make_view(o._value, o._shape, o.stride(), o._offset) \
@@ -357,6 +366,7 @@ def _apply_eager(cls, args, forward_outputs=None):
         o._requires_grad = True
         new_outs.append(o)
     ctx._out_meta = meta
+    ctx._out_places = places
     # saved tensors refer to the final outputs
     if ctx.to_save:
         remap = {id(a): b for a, b in zip(outs, new_outs)}
