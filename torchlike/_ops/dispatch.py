@@ -40,6 +40,10 @@ promotion, views, version counters or autograd.
 # Zero and NaN floats are never cached (``-0.0 == 0.0`` would share an entry; a NaN
 # never hits), and the table is cleared when it grows past ``_SCALAR_CACHE_MAX``. The
 # arrays are made concretely even while a caller traces, so no tracer is ever cached.
+# They live on JAX's default device, uncommitted, as a Python number passed to ``jax.jit``
+# would: on a GPU machine the cache serves CUDA tensors, and an op of a CPU tensor
+# there copies the scalar back to the host (correct, but a transfer per op; keying the
+# cache by the tensor's device would cost every op a device lookup).
 """
 
 from __future__ import annotations
