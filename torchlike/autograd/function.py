@@ -85,7 +85,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._nout = 1
         self._out_meta: list = []
         # per output: its array's sharding, where a materialized zero gradient is made
-        # (Note [Made arrays follow their tensor]); None while a caller traces
+        # (Note [Made arrays follow their tensor]); None while a caller traces (the
+        # program places the zeros) or for an array spread over several devices
         self._out_places: list = []
         self._tensor_pos: list = []
         self._nargs = 0
@@ -140,8 +141,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is None and self.materialize_grads:
                 shape, dt = self._out_meta[i]
                 if dt is not None:
-                    place = self._out_places[i] if i < len(self._out_places) else None
-                    grads[i] = Tensor._wrap(jnp.zeros(shape, dt, device=place))
+                    grads[i] = Tensor._wrap(jnp.zeros(shape, dt, device=self._out_places[i]))
         res = fcls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -460,6 +460,7 @@ def _apply_traced(cls, args):
             else:
                 grads.append(None if c is None else Tensor._wrap(c))
         ctx._out_meta = state["out_meta"]
+        ctx._out_places = [None] * len(state["out_meta"])
         ctx._freed = False
         prev = _grad_state.enabled
         _grad_state.enabled = False
