@@ -583,14 +583,19 @@ def _make_fast(plan: _Plan):
     return run
 
 
-_record_op = None   # autograd.graph.record_op, imported on first use (import cycle)
+_fast_recorder = None   # autograd.graph.fast_recorder, imported on first use (import cycle)
 
 
 def _record(spec, vals, statics, cast, dyn_t, dyn, exe, args=None):
-    global _record_op
-    if _record_op is None:
-        from ..autograd.graph import record_op as _record_op
-    return _record_op(spec, vals, statics, cast, dyn_t, dyn, exe, args)
+    """Record a call the fast path chose ``exe`` for, with the op's generated recorder
+    (Note [Generated recorders] in autograd/graph.py)."""
+    rec = spec.extra.get("_fast_recorder")
+    if rec is None:
+        global _fast_recorder
+        if _fast_recorder is None:
+            from ..autograd.graph import fast_recorder as _fast_recorder
+        rec = _fast_recorder(spec)
+    return rec(spec, vals, statics, cast, dyn_t, dyn, exe, args)
 
 
 def _dispatch_general(spec: OpSpec, api, args, kwargs, vals):
