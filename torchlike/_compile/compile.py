@@ -36,9 +36,11 @@
 # Note [Cost of a call]
 # After the first call, a call's work outside XLA is: find the state (cached, Note
 # [Finding state once]), build the cache key, hand the arrays to the executable and
-# write the results back. On CPU the executable's call was measured to return only after
-# about a whole step (its inputs are the previous step's donated outputs), so the Python
-# time around it adds to every step rather than overlapping the program. The key holds a
+# write the results back. On CPU the executable's call was measured in one sitting to
+# return only after about a whole step (its inputs are the previous step's donated
+# outputs), in a later one after 43-47 us (median, the MLP benchmark's step, whose
+# program then ran behind the Python as plain JAX's does); either way the Python time
+# around it adds to every step on a two-core machine (below). The key holds a
 # small number standing for the found state's signature (a tuple of every storage's id,
 # which would otherwise be hashed on every call); the arguments' storages are indexed
 # apart from the found state's index instead of copying it; the write-back follows plans
