@@ -1,8 +1,9 @@
-"""The generated recorders (Note [Generated recorders] in torchlike/autograd/graph.py)
-build the same nodes as ``record_op``: over the op table's samples, a call recorded by
-the generated code and the same call with every op recorded by ``record_op`` give
-graphs whose nodes agree field by field (names, edges, masks, saved inputs and
-versions, shapes kept by linear ops) and outputs with the same autograd fields."""
+"""The generated recorders (Note [Generated recorders] in
+torchlike/autograd/_recorders.py) build the same nodes as ``record_op``: over the op
+table's samples, a call recorded by the generated code and the same call with every op
+recorded by ``record_op`` give graphs whose nodes agree field by field (names, edges,
+masks, saved inputs and versions, shapes kept by linear ops) and outputs with the same
+autograd fields."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 import torchlike as tl
 from torchlike._ops.samples import samples_of
 from torchlike._ops.spec import OPS
-from torchlike.autograd.graph import AccumulateGrad, OpNode, fast_recorder, record_op
+from torchlike.autograd._recorders import fast_recorder
+from torchlike.autograd.graph import AccumulateGrad, OpNode, record_op
 
 from .._parity import convert
 

@@ -583,17 +583,17 @@ def _make_fast(plan: _Plan):
     return run
 
 
-_fast_recorder = None   # autograd.graph.fast_recorder, imported on first use (import cycle)
+_fast_recorder = None   # autograd._recorders.fast_recorder, imported on first use (import cycle)
 
 
 def _record(spec, vals, statics, cast, dyn_t, dyn, exe, args=None):
     """Record a call the fast path chose ``exe`` for, with the op's generated recorder
-    (Note [Generated recorders] in autograd/graph.py)."""
+    (Note [Generated recorders] in autograd/_recorders.py)."""
     rec = spec.extra.get("_fast_recorder")
     if rec is None:
         global _fast_recorder
         if _fast_recorder is None:
-            from ..autograd.graph import fast_recorder as _fast_recorder
+            from ..autograd._recorders import fast_recorder as _fast_recorder
         rec = _fast_recorder(spec)
     return rec(spec, vals, statics, cast, dyn_t, dyn, exe, args)
 
