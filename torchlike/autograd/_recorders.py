@@ -110,6 +110,8 @@ def _recorder_source(kinds: tuple, saves: bool, plan: tuple, nondiff: frozenset,
         L += ["    node._zavals = tuple(zavals)",
               "    node._dyn = [" + ", ".join(f"None if m{i} else d{i}" for i in range(n)) + "]"]
     L.append("    node._dyn_t = dyn_t")
+    if not saves:   # record_op hands the save plan no outputs then
+        plan = tuple(e for e in plan if not e[0])
     if plan:
         L.append("    sv = []")
         for is_out, i, ci in plan:
@@ -118,9 +120,6 @@ def _recorder_source(kinds: tuple, saves: bool, plan: tuple, nondiff: frozenset,
                 L.append(f"    if isinstance(v{ci}, Tensor) and v{ci}._requires_grad:")
                 I = "        "
             if is_out:
-                if not saves:   # record_op hands the save plan no outputs then
-                    L.append(f"{I}pass")
-                    continue
                 L += [f"{I}for k, t in enumerate(outs):"]
                 if i is not None:
                     L += [f"{I}    if k != {i}:", f"{I}        continue"]
