@@ -144,9 +144,9 @@ def test_generated_recorders_serve_the_common_ops():
         assert rec is not record_op and rec.__name__ == f"record_{name}"
 
 
-def test_generated_recorder_hands_lists_and_tracers_to_record_op(monkeypatch):
+def test_generated_recorder_hands_tracers_to_record_op(monkeypatch):
+    # (lists of tensors never reach it: the dispatcher's general path records them)
     calls = []
-    import torchlike.autograd.graph as G
 
     def counting(*a):
         calls.append(a[0].name)
@@ -160,5 +160,4 @@ def test_generated_recorder_hands_lists_and_tracers_to_record_op(monkeypatch):
         t = tl.from_jax(a).requires_grad_()
         return (t * t).sum().jax()
     jax.jit(f)(np.ones(3, np.float32))
-    assert "mul" in calls
-    assert G.record_op is record_op
+    assert calls == ["mul"]
