@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -302,12 +303,15 @@ def test_old_gradients_are_recycled_only_when_nobody_else_sees_them():
     eager_model, eager_opt, eager_step = _sgd_setup(momentum=0.9)
     x, y = torch.randn(4, 3), torch.randn(4, 2)
 
+    params = (model.weight, model.bias)
+
     def both():     # was each of (weight, bias)'s old gradient recycled?
+        # a recycled gradient's tensor takes the new values in place; weak references
+        # watch it without being one more holder
+        old = [None if p.grad is None else weakref.ref(p.grad) for p in params]
         cstep(x, y)
         eager_step(x, y)
-        # the ids of the gradient tensors that took their new values in place
-        recycled = cstep._recycled
-        return [id(model.weight.grad) in recycled, id(model.bias.grad) in recycled]
+        return [r is not None and p.grad is r() for r, p in zip(old, params)]
     for _ in range(3):
         both()
     grad_tensor = model.weight.grad

@@ -95,6 +95,7 @@ from .._core.tensor import Tensor
 from .._ops.dispatch import _SCALARS, _device_scalar, _tensor_of
 from ..autograd.graph import Node, _backward_error, edge_of
 from . import _tracing
+from ._steady import MISS, run_deferred, steady_call, steady_eligible
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
 _new = object.__new__
@@ -158,7 +159,7 @@ class _Entry:
     __slots__ = ("run", "donate_pos", "used", "changed", "grad_plan", "new_state",
                  "gen_plan", "out_plan", "out_tree", "out_leaf", "deferred", "opt_steps",
                  "single_use", "changed_pos", "agnostic", "diff_in", "diff_out", "bwd",
-                 "donors", "bump", "grad_new", "grad_other")
+                 "donors", "bump", "bump_args", "grad_new", "grad_other", "steady")
 
 
 class CompiledFunction:
@@ -186,6 +187,8 @@ class CompiledFunction:
         self._treedefs: dict = {}     # number of tensor arguments -> their treedef
         self._recycled: set = set()   # ids of gradient tensors whose buffer this call reuses
         self._roots = Roots(fn)
+        self._steady = None           # the last entry's steady call (Note [Steady-state calls])
+        self._steady_roots = None     # the roots list it was made under
         functools.update_wrapper(self, fn, updated=())
 
     def __get__(self, obj, objtype=None):
@@ -198,6 +201,12 @@ class CompiledFunction:
 
     # ------------------------------------------------------------------ call
     def __call__(self, *args, **kwargs):
+        steady = self._steady
+        if steady is not None and not kwargs:
+            r = steady(args)
+            if r is not MISS:
+                return r
+            self._steady = None
         if _tracing.current() is not None:
             # inside another compiled function's trace: simply part of that program
             return self._fn(*args, **kwargs)
@@ -298,12 +307,19 @@ class CompiledFunction:
             traced = False
         storages = base + grad_storages
         outs = self._run(entry, full, holders)
-        self._write_back(entry, storages, holders, found, outs, traced)
+        self._write_back(entry, storages, holders, found, outs, traced, arg_tensors)
         if entry.single_use:
             self._forget(entry)
             self._found = None
         else:
             self._found_epoch = _tracing.structure_epoch()
+            if steady_eligible(entry, args, kwargs, others):
+                # the next call of the same kind skips all of the above
+                st = entry.steady
+                if st is None or st[0] is not found:
+                    st = entry.steady = (found, steady_call(self, entry, found, args, arg_pos,
+                                                            hyper, gen_vals))
+                self._steady, self._steady_roots = st[1], self._roots.roots
         made = _attach(entry, full, outs) if entry.diff_out else None
         return self._outputs(entry, outs, made)
 
@@ -360,6 +376,9 @@ class CompiledFunction:
         storages = base + grad_storages
         n_b, n_h, n_g = len(base), len(hyper), len(gen_vals)
         orig_arrays = [s.array for s in storages]
+        # the in-place ops the trace runs move the version counters of the state and the
+        # arguments they write; the write-back moves them once per call instead
+        orig_versions = [(t._vc, t._vc.v) for t in found.owners + arg_tensors]
         orig_grads = [p._grad for p in holders]
         orig_gens = [g._state_leaves() for g in gens]
         opt_snap = [(opt, {p: dict(st) for p, st in opt.state.items()})
@@ -367,6 +386,7 @@ class CompiledFunction:
         args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         ctx = _tracing.TraceContext()
         entry = _Entry()
+        entry.steady = None
         known = {id(s) for s in storages}
         # position in the flat input list of storage i
         flat_pos = list(range(n_b)) + [n_b + n_h + n_g + j for j in range(len(grad_storages))]
@@ -461,6 +481,9 @@ class CompiledFunction:
             self._restore(storages, orig_arrays, holders, orig_grads, gens, orig_gens,
                           opt_snap)
             raise
+        finally:
+            for vc, v in orig_versions:
+                vc.v = v
         # the Python objects now hold tracers: put the concrete values back until the
         # program has run and the write-back replaces what changed
         self._restore(storages, orig_arrays, holders, None, gens, orig_gens, None)
@@ -535,6 +558,16 @@ class CompiledFunction:
         # nothing after the call)
         n_found = len(found.owners)
         entry.bump = [i for i in entry.changed if i < n_found]
+        # an argument written in place moves its version counter as in eager mode (the
+        # first argument on each changed storage stands for it)
+        changed = set(entry.changed)
+        seen_pos: set = set()
+        entry.bump_args = []
+        for k, t in enumerate(arg_tensors):
+            p = next(j for j, st in enumerate(storages) if st is t._storage)
+            if p >= n_found and p in changed and p not in seen_pos:
+                entry.bump_args.append(k)
+            seen_pos.add(p)
         entry.grad_new = [(h, pl[1]) for h, pl in enumerate(entry.grad_plan) if pl[0] == "new"]
         entry.grad_other = [(h, pl) for h, pl in enumerate(entry.grad_plan)
                             if pl[0] in ("none", "obj")]
@@ -591,7 +624,8 @@ class CompiledFunction:
             args.append(jnp.empty_like(holders[h]._storage.array, dtype, shape=shape))
         return entry.run(*args)
 
-    def _write_back(self, entry: _Entry, storages, holders, found, outs, traced) -> None:
+    def _write_back(self, entry: _Entry, storages, holders, found, outs, traced,
+                    arg_tensors) -> None:
         owned = {}
         for a, i in zip(outs, entry.changed):
             s = storages[i]
@@ -601,6 +635,8 @@ class CompiledFunction:
         owners = found.owners
         for i in entry.bump:
             owners[i]._vc.v += 1
+        for k in entry.bump_args:
+            arg_tensors[k]._vc.v += 1
         recycled = self._recycled
         for h, j in entry.grad_new:
             a = outs[j]
@@ -630,10 +666,8 @@ class CompiledFunction:
             if j is not None:
                 g._set_state_leaves(outs[j], outs[j + 1])
         self._owned = owned
-        for obj, method, plan, d_tree in entry.deferred:
-            vals = [Tensor._wrap(outs[x[1]]) if x[0] == "t" else x[1] for x in plan]
-            d_args, d_kwargs = jax.tree_util.tree_unflatten(d_tree, vals)
-            method(obj, *d_args, **d_kwargs)
+        if entry.deferred:
+            run_deferred(entry.deferred, outs)
         if not traced:
             for opt, n in entry.opt_steps:
                 opt._step_count += n
