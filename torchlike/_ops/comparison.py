@@ -13,6 +13,7 @@ from ._common import check_broadcast
 from .elementwise_common import (_binary_samples, _dtype_title, binary, reject, reject_common,
                                  unary)
 from .samples import S, arr
+from .bind import FUNCTIONS
 from .spec import OpSpec, register
 
 __all__: list = []
@@ -161,7 +162,7 @@ def _where_check(condition, input=None, other=None):
 
 register(OpSpec(
     "where", _where, "condition, input, other", tensor_args=("condition", "input", "other"),
-    promote_args=("input", "other"), method=False, check=_where_check,
+    promote_args=("input", "other"), function=False, method=False, check=_where_check,
     samples=lambda: [S(arr(3, 4, dtype="bool"), arr(3, 4), arr(3, 4)),
                      S(arr(3, 4, dtype="bool"), arr(3, 4), 0.0),
                      S(arr(3, 1, dtype="bool"), 1.0, arr(4)),
@@ -177,3 +178,24 @@ def _where_method(self, condition, y):
 
 
 Tensor.where = _where_method
+
+_NO_ARG = object()
+
+
+def where(condition, input=_NO_ARG, other=_NO_ARG):
+    """Mirrors ``torch.where``: ``where(condition, input, other)`` picks elementwise (the
+    op ``where``); ``where(condition)`` is ``nonzero(condition, as_tuple=True)``."""
+    from .spec import OPS
+    if input is _NO_ARG and other is _NO_ARG:
+        return OPS["nonzero"].api(condition, as_tuple=True)
+    if input is _NO_ARG or other is _NO_ARG:
+        given = ", ".join(type(v).__name__ for v in (condition, input, other)
+                          if v is not _NO_ARG)
+        raise TypeError(f"where() received an invalid combination of arguments - got "
+                        f"({given}), but expected one of:\n * (Tensor condition)\n * (Tensor "
+                        "condition, Tensor input, Tensor other, *, Tensor out = None)")
+    return OPS["where"].api(condition, input, other)
+
+
+where.__module__ = "torchlike"
+FUNCTIONS["where"] = where

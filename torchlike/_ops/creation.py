@@ -189,24 +189,59 @@ def _factory_dtype(dtype):
     return _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
 
 
+def _into_out(name: str, out, dtype, make, warn_resize: bool = False):
+    """A factory's ``out=``, as PyTorch's: ``make(dtype)`` builds the values (``dtype``
+    defaults to ``out``'s, and must equal it), ``out`` is resized to their shape and
+    takes them; returns ``out``. ``warn_resize``: warn as ``arange`` does when a
+    non-empty ``out`` has another number of elements."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    dt = out.dtype if dtype is None else _dt.to_dtype(dtype)
+    if dt != out.dtype:
+        from .bind import dtype_short_name
+        raise RuntimeError(f"dtype {dtype_short_name(dt)} does not match dtype of out "
+                           f"parameter ({dtype_short_name(out.dtype)})")
+    if out._requires_grad and _grad_state.enabled:
+        raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    values = make(dt)
+    if out._shape != values._shape:
+        n, m = out.numel(), values.numel()
+        if warn_resize and n and n != m:
+            warnings.warn(f"The number of elements in the out tensor of shape "
+                          f"[{', '.join(map(str, out._shape))}] is {n} which does not match "
+                          f"the computed number of elements {m}. Note that this may occur as "
+                          "a result of rounding error. The out tensor will be resized to a "
+                          f"tensor of shape ({m},).", UserWarning, stacklevel=3)
+        out.resize_(values._shape)
+    out._set_value(values._value)
+    return out
+
+
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Mirrors ``torch.zeros``."""
     if any(isinstance(d, int) and d < 0 for d in
            (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
+    if out is not None:
+        return _into_out("zeros", out, dtype, lambda dt: zeros(*size, dtype=dt))
     return place(np.zeros(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
     """Mirrors ``torch.ones``."""
+    if out is not None:
+        return _into_out("ones", out, dtype, lambda dt: ones(*size, dtype=dt))
     return place(np.ones(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None) -> Tensor:
     """Mirrors ``torch.empty``. Difference: the memory is zero-filled."""
+    if out is not None:
+        return _into_out("empty", out, dtype, lambda dt: zeros(*size, dtype=dt))
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
@@ -215,18 +250,64 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     """Mirrors ``torch.full``: dtype inferred from ``fill_value`` when not given."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if out is not None:
+        return _into_out("full", out, dtype, lambda dt: full(size, fill_value, dtype=dt))
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     dt = _dt.to_dtype(dtype)
-    if isinstance(fill_value, complex) and fill_value.imag != 0 and not dt.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt.name, dt.name)} "
-                           "without overflow")
-    return place(np.full(_size_arg((size,)), fill_value, dt.np), device, requires_grad)
+    fill_value = checked_scalar(fill_value, dt)
+    with np.errstate(over="ignore"):   # float16 rounds 1e300 to inf, as PyTorch's Half
+        vals = np.full(_size_arg((size,)), fill_value, dt.np)
+    return place(vals, device, requires_grad)
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half",
             "bfloat16": "at::BFloat16", "int64": "int64_t", "int32": "int",
             "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}
+
+
+def checked_scalar(value, dt: _dt.dtype):
+    """A Python number converted to ``dt`` as PyTorch's ``c10::checked_convert`` does for
+    ``full``, ``fill_`` and writes of a number: a value out of ``dt``'s range raises
+    "value cannot be converted to type ... without overflow", except that a negative
+    integer down to ``-max`` wraps into an unsigned type (``-1`` -> 255) and float16 and
+    bfloat16 round out-of-range values to infinity; a float going to an integer type
+    truncates toward zero (NaN and infinities overflow); a complex number needs a zero
+    imaginary part unless ``dt`` is complex."""
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        value = value.item()
+    if type(value) is int:   # what PyTorch's argument parsing takes: int64 or uint64
+        if value >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        if value < -2 ** 63:
+            raise OverflowError("can't convert negative int to unsigned")
+    if dt.is_complex or dt is _dt.bool or not isinstance(value, (int, float, complex)):
+        return value
+    def overflow():
+        return RuntimeError(f"value cannot be converted to type {_C_NAMES.get(dt.name, dt.name)}"
+                            " without overflow")
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise overflow()
+        value = value.real
+    if dt.is_floating_point:
+        if dt.itemsize >= 4 and not isinstance(value, bool):
+            try:
+                f = float(value)
+            except OverflowError:
+                raise overflow() from None
+            if math.isfinite(f) and abs(f) > float(np.finfo(dt.np).max):
+                raise overflow()
+        return value
+    info = np.iinfo(dt.np)
+    if isinstance(value, int):   # bool included
+        v = int(value)
+        if v > info.max or v < (-info.max if info.min == 0 else info.min):
+            raise overflow()
+        return v % (info.max + 1) if v < 0 and info.min == 0 else v
+    if not math.isfinite(value) or value < info.min or value > info.max:
+        raise overflow()
+    return int(value)
 
 
 def _like(input: Tensor, dtype, device):
@@ -272,6 +353,9 @@ def _num(x):
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False) -> Tensor:
     """Mirrors ``torch.arange``: int64 for integer arguments, else the default dtype."""
+    if out is not None:
+        return _into_out("arange", out, dtype,
+                         lambda dt: arange(start, end, step, dtype=dt), warn_resize=True)
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -283,19 +367,34 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = _dt.get_default_dtype() if is_float else _dt.int64
     dt = _dt.to_dtype(dtype)
-    n = int(math.ceil((end - start) / step))
-    if dt.is_floating_point or dt.is_complex:
+    if dt is _dt.bool or dt.is_complex:
+        from .bind import dtype_short_name
+        raise NotImplementedError(f'"arange_cpu" not implemented for '
+                                  f"'{dtype_short_name(dt)}'")
+    if dt.is_floating_point:
+        n = int(math.ceil((end - start) / step))
         vals = start + np.arange(max(n, 0), dtype=np.float64) * step
     else:
-        vals = np.arange(max(n, 0), dtype=np.int64) * int(step) + int(start) \
-            if all(isinstance(v, (int, np.integer)) for v in (start, step)) \
-            else np.floor(start + np.arange(max(n, 0)) * step)
+        # as ATen: the bounds and the step are truncated to int64 first; int64 counts the
+        # elements in integers (a step that truncates to 0 is refused), the other integer
+        # types from the bounds as given
+        xs, xe, xst = int(start), int(end), int(step)
+        if dt is _dt.int64:
+            if xst == 0:
+                raise ValueError("step must be nonzero")
+            span = xe - xs + xst - ((xst > 0) - (xst < 0))
+            n = abs(span) // abs(xst) * (1 if (span >= 0) == (xst > 0) else -1)
+        else:
+            n = int(math.ceil((end - start) / step))
+        vals = np.arange(max(n, 0), dtype=np.int64) * xst + xs
     return place(vals.astype(dt.np), device, requires_grad)
 
 
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
           requires_grad=False) -> Tensor:
     """Mirrors the deprecated ``torch.range``: includes ``end``; default float dtype."""
+    if out is not None:
+        return _into_out("range", out, dtype, lambda dt: range(start, end, step, dtype=dt))
     warnings.warn("torchlike.range is deprecated and will be removed in a future release "
                   "because its behavior is inconsistent with Python's range builtin. "
                   "Instead, use torchlike.arange, which produces values in [start, end).",
@@ -321,6 +420,9 @@ def _linspace_values(start, end, steps):
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     """Mirrors ``torch.linspace`` (PyTorch's symmetric formula, so both ends are exact)."""
+    if out is not None:
+        return _into_out("linspace", out, dtype,
+                         lambda dt: linspace(start, end, steps, dtype=dt))
     start, end = _num(start), _num(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -336,6 +438,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None,
              device=None, requires_grad=False) -> Tensor:
     """Mirrors ``torch.logspace``."""
+    if out is not None:
+        return _into_out("logspace", out, dtype,
+                         lambda dt: logspace(start, end, steps, base, dtype=dt))
     start, end = _num(start), _num(end)
     dt = _factory_dtype(dtype)
     if steps == 0:
@@ -351,6 +456,8 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if out is not None:
+        return _into_out("eye", out, dtype, lambda dt: eye(n, m, dtype=dt))
     return place(np.eye(n, m, dtype=_factory_dtype(dtype).np), device, requires_grad)
 
 

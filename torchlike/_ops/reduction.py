@@ -27,13 +27,21 @@ __all__: list = []
 
 # ---------------------------------------------------------------------------
 # sum, nansum, mean, nanmean, prod
+def _acc_dtype(input, dtype):
+    """``(input, accumulation dtype)`` of ``sum``/``prod``: ``dtype`` where given (the
+    input cast to it first, then accumulated in it, so an int8 sum wraps as PyTorch's
+    does), else int64 for integer and bool inputs."""
+    if dtype is not None:
+        return input.astype(dtype.np), dtype.np
+    if jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
+        return input.astype(jnp.int64), jnp.int64
+    return input, None
+
+
 def _sum_fn(input, dim=None, keepdim=False, dtype=None):
     axes = _axes(input, dim)
-    if dtype is not None:
-        input = input.astype(dtype.np)
-    elif jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
-        input = input.astype(jnp.int64)
-    return jnp.sum(input, axis=axes, keepdims=keepdim)
+    input, acc = _acc_dtype(input, dtype)
+    return jnp.sum(input, axis=axes, keepdims=keepdim, dtype=acc)
 
 
 register(OpSpec(
@@ -47,7 +55,13 @@ register(OpSpec(
                      S(arr(3, dtype="bool"), grad=False),
                      S(arr(3, 4), dtype=_dt.float64), S(arr(3, 4, dtype="int64"), 0,
                                                         dtype=_dt.float32, grad=False),
-                     S(arr(3, 4), dtype=None)]))
+                     S(arr(3, 4), dtype=None),
+                     # accumulated in the requested dtype: these wrap as PyTorch's do
+                     S(np.array([200, 100], np.uint8), dtype=_dt.uint8, grad=False),
+                     S(np.array([[100, 100], [27, 1]], np.int8), 0, dtype=_dt.int8,
+                       grad=False),
+                     S(arr(3, 4, dtype="int64"), 1, dtype=_dt.int32, grad=False),
+                     S(np.array([1, 0, 2]), dtype=_dt.bool, grad=False)]))
 
 
 @jax.custom_vjp
@@ -141,13 +155,10 @@ register(OpSpec(
 
 
 def _prod_fn(input, dim=None, keepdim=False, dtype=None):
-    if dtype is not None:
-        input = input.astype(dtype.np)
-    elif jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
-        input = input.astype(jnp.int64)
+    input, acc = _acc_dtype(input, dtype)
     if dim is None:
-        return jnp.prod(input)
-    return jnp.prod(input, axis=_axes(input, dim), keepdims=keepdim)
+        return jnp.prod(input, dtype=acc)
+    return jnp.prod(input, axis=_axes(input, dim), keepdims=keepdim, dtype=acc)
 
 
 def _prod_check(input, dim=None, keepdim=False, dtype=None):
@@ -170,7 +181,10 @@ register(OpSpec(
                                 np.float32), 1),
                      S(np.array([2.0, 0.0, 3.0], np.float32)), S(arr(0, 3), 0),
                      S(arr(4, dtype="int32"), grad=False),
-                     S(arr(3, 4), 0, dtype=_dt.float64)]))
+                     S(arr(3, 4), 0, dtype=_dt.float64),
+                     S(np.array([100, 100], np.int8), dtype=_dt.int8, grad=False),
+                     S(np.array([[1, 0], [1, 1]]), 1, dtype=_dt.bool, grad=False),
+                     S(np.array([300, 2], np.int64), 0, dtype=_dt.int16, grad=False)]))
 
 
 # ---------------------------------------------------------------------------

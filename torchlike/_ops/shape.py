@@ -370,6 +370,9 @@ def _fill_check(input, value):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
+    if isinstance(input, Tensor) and not isinstance(value, Tensor):
+        from .creation import checked_scalar
+        checked_scalar(value, input.dtype)   # PyTorch's overflow error, before any write
 
 
 register(OpSpec(
@@ -381,7 +384,13 @@ register(OpSpec(
     doc="Mirrors ``torch.fill`` and ``Tensor.fill_`` (a number or a 0-d tensor).",
     samples=lambda: [S(arr(2, 3), 1.5), S(arr(2, 3), arr()), S(arr(3, dtype="int64"), 2.7,
                                                                grad=False),
-                     S(arr(), 3), S(arr(0, 2), 1.0), S(arr(2, 3), arr(2))]))
+                     S(arr(), 3), S(arr(0, 2), 1.0), S(arr(2, 3), arr(2)),
+                     S(arr(3, dtype="uint8"), -1, grad=False),
+                     S(arr(3, dtype="int8"), 300, grad=False),
+                     S(arr(3, dtype="int32"), float("nan"), grad=False),
+                     S(arr(3, dtype="uint8"), -0.5, grad=False),
+                     S(arr(3, dtype="int64"), 3 + 1j, grad=False),
+                     S(arr(2), 1e300, grad=False)]))
 register(OpSpec(
     "zero", lambda input: jnp.zeros_like(input), "input", promote="none", method=False,
     function=False, inplace="zero_", saves=False, grad_name="ZeroBackward0",

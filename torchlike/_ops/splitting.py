@@ -130,12 +130,16 @@ def _tensor_split_bounds(n, indices_or_sections):
             bounds.append((start, start + size))
             start += size
         return bounds
-    idx = list(indices_or_sections)
+    # as ATen: piece k is ``slice(idx[k - 1], idx[k])`` with slice's own rules (a negative
+    # bound counts from the end, both are clamped to [0, n], an end before the start
+    # gives an empty piece there), each start being the previous index as given
+    def norm(i):
+        return min(max(i + n if i < 0 else i, 0), n)
     bounds, start = [], 0
-    for i in idx + [n]:
-        stop = max(min(i, n), start) if i >= 0 else max(n + i, start)
-        bounds.append((min(start, n), min(max(stop, start), n)))
-        start = stop if i >= 0 else n + i
+    for i in list(indices_or_sections) + [n]:
+        a = norm(start)
+        bounds.append((a, max(a, norm(i))))
+        start = i
     return bounds
 
 
@@ -163,7 +167,8 @@ register(OpSpec(
     "input, indices_or_sections, dim=0", promote="none", view=_tensor_split_meta,
     check=_tensor_split_meta, saves=False, grad_name="SliceBackward0",
     samples=lambda: [S(arr(8), 3), S(arr(7), [1, 5]), S(arr(3, 7), (2, 3), 1),
-                     S(arr(8), [2, 10])]))
+                     S(arr(8), [2, 10]), S(arr(6), [3, 1]), S(arr(6), [-2, 3]),
+                     S(arr(6, 2), [-10]), S(arr(2, 6), [-1, -3, 2], 1)]))
 normalize_args("tensor_split", indices_or_sections=lambda vals: _norm_sections(vals[1]))
 
 
