@@ -156,3 +156,14 @@ def test_where_is_still_the_op_for_torch_function_and_methods():
     np.testing.assert_array_equal(t.where(t > 0, tl.tensor(0.0)).numpy(), [1, 0])
     assert tl.where.__name__ == "where"
     _ = torch
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.tensor(range(3)), lambda m: m.as_tensor(range(2, 5)),
+    lambda m: m.tensor([range(2), range(2)], dtype=m.float64), lambda m: m.tensor(range(0)),
+])
+def test_ranges_are_sequences(make):
+    out, ref = both(make)
+    assert isinstance(out, tl.Tensor)
+    if HAVE_TORCH:
+        assert_same(out, ref)

@@ -128,12 +128,12 @@ def _unique_binder(input, sorted=True, return_inverse=False, return_counts=False
     if isinstance(input, Tensor):
         h = _host(input)
         if dim is None:
-            size = int(np.unique(h.reshape(-1)).size)
+            size = int(np.unique(h.reshape(-1), equal_nan=False).size)
         else:
             d = wrap_dim(dim, h.ndim)
             if h.ndim and h.shape[d]:
                 size = int(np.unique(np.moveaxis(h, d, 0).reshape(h.shape[d], -1),
-                                     axis=0).shape[0])
+                                     axis=0, equal_nan=False).shape[0])
     return (input, sorted, return_inverse, return_counts, dim, size)
 
 
@@ -141,7 +141,9 @@ def _unique_fn(input, sorted=True, return_inverse=False, return_counts=False, di
                size=0):
     if dim is None:
         flat = input.reshape(-1)
-        out, inv, cnt = jnp.unique(flat, return_inverse=True, return_counts=True, size=size)
+        # NaNs are all distinct, as in PyTorch
+        out, inv, cnt = jnp.unique(flat, return_inverse=True, return_counts=True, size=size,
+                                   equal_nan=False)
         inv = inv.reshape(input.shape)
     else:
         d = wrap_dim(dim, input.ndim)
@@ -153,7 +155,7 @@ def _unique_fn(input, sorted=True, return_inverse=False, return_counts=False, di
         else:
             flat = x.reshape(x.shape[0], -1)
             u, inv, cnt = jnp.unique(flat, axis=0, return_inverse=True, return_counts=True,
-                                     size=size)
+                                     size=size, equal_nan=False)
             out = u.reshape((size,) + x.shape[1:])
             inv = inv.reshape(-1)
         out = jnp.moveaxis(out, 0, d)
@@ -189,7 +191,11 @@ _overloaded(OpSpec(
         S(np.array([], np.float32), return_inverse=True, return_counts=True, grad=False),
         S(np.array(2.0, np.float32), return_inverse=True, grad=False),
         S(arr(4, dtype="bool"), return_counts=True),
-        S(np.array([[1, 2]], np.int64), dim=2)]), _unique_binder)
+        S(np.array([[1, 2]], np.int64), dim=2),
+        S(np.array([np.nan, 3.0, np.nan, 1.0, 3.0], np.float32), return_inverse=True,
+          return_counts=True, grad=False),
+        S(np.array([[np.nan, 1.0], [np.nan, 1.0]], np.float32), True, True, True, dim=0,
+          grad=False)]), _unique_binder)
 
 
 def _unique_consecutive_binder(input, return_inverse=False, return_counts=False, dim=None):

@@ -53,6 +53,11 @@ def place(np_array, device=None, requires_grad: bool = False) -> Tensor:
     return t
 
 
+# Python sequences read as one more dimension (PyTorch takes any sequence; ``range`` is
+# the one besides lists and tuples that code passes)
+_SEQUENCES = (list, tuple, builtins.range)
+
+
 def _infer_dtype(data) -> _dt.dtype:
     """PyTorch's inference for nested Python sequences of scalars."""
     kinds = set()
@@ -62,7 +67,7 @@ def _infer_dtype(data) -> _dt.dtype:
             kinds.add(x.dtype)
         elif isinstance(x, np.ndarray):
             kinds.add(_dt.from_np(x.dtype))
-        elif isinstance(x, (list, tuple)):
+        elif isinstance(x, _SEQUENCES):
             for y in x:
                 walk(y)
         elif isinstance(x, np.generic):
@@ -80,7 +85,7 @@ def _infer_dtype(data) -> _dt.dtype:
         else:
             raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
     first = data
-    while isinstance(first, (list, tuple)) and first:
+    while isinstance(first, _SEQUENCES) and first:
         first = first[0]
     if isinstance(first, str):
         # PyTorch reads a string as one more (ragged) dimension
@@ -101,7 +106,7 @@ def _to_numpy_nested(data):
     """Nested Python data (scalars, lists, 0-d or n-d tensors) as a NumPy array."""
     if isinstance(data, Tensor):
         return np.asarray(data._value)
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, _SEQUENCES):
         items = [_to_numpy_nested(x) for x in data]
         if not items:
             return np.zeros((0,))

@@ -100,22 +100,21 @@ def _chunk_sizes(n, chunks):
 def _chunk_meta(input, chunks, dim=0):
     d = wrap_dim(dim, input.dim())
     size = _chunk_sizes(input._shape[d], chunks)
-    return _split_meta(input, size if size else 0, d) if size else \
-        _split_meta(input, [0] * 1 if input._shape[d] == 0 else [input._shape[d]], d)
+    # an empty dimension gives ``chunks`` empty pieces, as ATen's chunk
+    return _split_meta(input, size if size else [0] * chunks, d)
 
 
 def _chunk_fn(input, chunks, dim=0):
     d = dim % input.ndim
     size = _chunk_sizes(input.shape[d], chunks)
-    if not size:
-        return (input,) if input.shape[d] == 0 else (input,)
-    return _split_fn(input, size, d)
+    return _split_fn(input, size if size else [0] * chunks, d)
 
 
 register(OpSpec(
     "chunk", _chunk_fn, "input, chunks, dim=0", promote="none", view=_chunk_meta,
     check=_chunk_meta, saves=False, grad_name="SplitBackward0",
-    samples=lambda: [S(arr(5, 2), 2), S(arr(6, 2), 3), S(arr(3, 7), 3, 1), S(arr(2, 2), 5)]))
+    samples=lambda: [S(arr(5, 2), 2), S(arr(6, 2), 3), S(arr(3, 7), 3, 1), S(arr(2, 2), 5),
+                     S(arr(0), 3), S(arr(0, 2), 2), S(arr(0, 2), 2, 1), S(arr(2, 0), 4, -1)]))
 
 
 def _tensor_split_bounds(n, indices_or_sections):
