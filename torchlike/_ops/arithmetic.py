@@ -210,7 +210,50 @@ def _pow(input, exponent):
         neg = jnp.where(input == 1, 1, jnp.where(input == -1, jnp.where(exponent % 2 == 0, 1, -1),
                                                  0)).astype(p.dtype)
         return jnp.where(exponent < 0, neg, p)
+    if _real_floats(input, exponent):
+        return _pow_real(input, exponent)
     return jnp.power(input, exponent)
+
+
+def _real_floats(*vals) -> bool:
+    """All operands real floating arrays: the ops below take PyTorch's derivative
+    formulas (Note [Gradients at special points] in elementwise.py) only then."""
+    return all(jnp.issubdtype(jnp.result_type(v), jnp.floating) for v in vals)
+
+
+def _zero_like(*vals):
+    return jnp.zeros((), jnp.result_type(*vals))
+
+
+def _select(c, a, b):
+    """``jnp.where(c, a, b)`` as one ``select`` also for empty arrays, whose ``where``
+    returns ``a`` outright and so would hide the dependence on ``b`` from the analysis
+    of which double-backward results require grad (autograd/graph.py)."""
+    dt = jnp.result_type(a, b)
+    shape = jnp.broadcast_shapes(jnp.shape(c), jnp.shape(a), jnp.shape(b))
+    return jax.lax.select(jnp.broadcast_to(c, shape), jnp.broadcast_to(jnp.asarray(a, dt), shape),
+                          jnp.broadcast_to(jnp.asarray(b, dt), shape))
+
+
+@jax.custom_jvp
+def _pow_real(x, e):
+    return jnp.power(x, e)
+
+
+@_pow_real.defjvp
+def _pow_real_jvp(primals, tangents):
+    # pow_backward_self: 0 where exponent == 0, else exponent * self ** (exponent - 1);
+    # pow_backward_exponent: 0 where exponent >= 0 and self == 0, else result * log(self)
+    (x, e), (tx, te) = primals, tangents
+    out = _pow_real(x, e)
+    zero = _zero_like(x, e)
+    # (exponent 1 in the branch not taken, so that the second derivative at x == 0 is
+    # 0 rather than 0 * inf: PyTorch's for a Python-number exponent, whose derivative
+    # formula for exponent 0 has no graph; for a tensor exponent PyTorch gives NaN)
+    e1 = _select(e == 0, jnp.ones((), zero.dtype), e)
+    dx = _select(e == 0, zero, e1 * _pow_real(x, e1 - 1))
+    de = _select((e >= 0) & (x == 0), zero, out * jnp.log(x))
+    return out, tx * dx + te * de
 
 
 def _check_pow(input, exponent):
@@ -282,16 +325,75 @@ def _float_only_samples():
         S(arr(4, dtype="int64"), arr(4), grad=False), S(arr(3), -1.5)]
 
 
-binary("atan2", jnp.arctan2, promote="float", aliases=("arctan2",), tensor_only=True,
+@jax.custom_jvp
+def _atan2(y, x):
+    return jnp.arctan2(y, x)
+
+
+@_atan2.defjvp
+def _atan2_jvp(primals, tangents):
+    # atan2_backward: grad * other / (self^2 + other^2) and grad * -self / (...), with
+    # 0 where self^2 + other^2 is 0 (jax's rule gives NaN at (0, 0))
+    (y, x), (ty, tx) = primals, tangents
+    den = y * y + x * x
+    recip = _select(den == 0, _zero_like(y, x), 1 / den)
+    return _atan2(y, x), ty * (x * recip) + tx * (-y * recip)
+
+
+@jax.custom_jvp
+def _hypot(x, y):
+    return jnp.hypot(x, y)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # hypot: grad * self / result, grad * other / result (NaN at (0, 0))
+    (x, y), (tx, ty) = primals, tangents
+    out = _hypot(x, y)
+    return out, tx * (x / out) + ty * (y / out)
+
+
+binary("atan2", _atan2, promote="float", aliases=("arctan2",), tensor_only=True,
        check=reject("complex", "atan2_cpu"),
        samples=lambda: _binary_samples(scalars=False))
-binary("hypot", jnp.hypot, promote="float", tensor_only=True,
+binary("hypot", _hypot, promote="float", tensor_only=True,
        check=reject(("complex", "int", "bool"), "hypot_cpu", args=(0, 1)),
        samples=lambda: _binary_samples(ints=False, scalars=False))
-binary("logaddexp", jnp.logaddexp, promote="float", inplace=False, tensor_only=True,
+@jax.custom_jvp
+def _logaddexp_real(a, b):
+    return jnp.logaddexp(a, b)
+
+
+@_logaddexp_real.defjvp
+def _logaddexp_real_jvp(primals, tangents):
+    # logaddexp: grad / (1 + exp(other - self)) and grad / (1 + exp(self - other)): NaN
+    # where both are +inf or both -inf
+    (a, b), (ta, tb) = primals, tangents
+    return (_logaddexp_real(a, b),
+            ta * (1 / (1 + jnp.exp(b - a))) + tb * (1 / (1 + jnp.exp(a - b))))
+
+
+def _logaddexp(a, b):
+    return _logaddexp_real(a, b) if _real_floats(a, b) else jnp.logaddexp(a, b)
+
+
+@jax.custom_jvp
+def _logaddexp2(a, b):
+    return jnp.logaddexp2(a, b)
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+    # logaddexp2: grad / (1 + 2 ** (other - self)) and grad / (1 + 2 ** (self - other))
+    (a, b), (ta, tb) = primals, tangents
+    return (_logaddexp2(a, b),
+            ta * (1 / (1 + jnp.exp2(b - a))) + tb * (1 / (1 + jnp.exp2(a - b))))
+
+
+binary("logaddexp", _logaddexp, promote="float", inplace=False, tensor_only=True,
        check=reject(("int", "bool"), "logaddexp_cpu", args=(0, 1)),
        samples=lambda: _binary_samples(ints=False, scalars=False))
-binary("logaddexp2", jnp.logaddexp2, promote="float", inplace=False, tensor_only=True,
+binary("logaddexp2", _logaddexp2, promote="float", inplace=False, tensor_only=True,
        check=reject(("int", "bool", "complex"), "logaddexp2_cpu", args=(0, 1)),
        samples=lambda: _binary_samples(ints=False, scalars=False))
 
@@ -314,22 +416,106 @@ def _minmax_samples():
         S(arr(3, dtype="bool"), arr(3, dtype="bool"), grad=False)]
 
 
-binary("maximum", jnp.maximum, inplace=False, tensor_only=True,
+def _maximum_jvp(primals, tangents, fn, pick_a):
+    # maximum/minimum: half to each at a tie, all to the larger (smaller); where either
+    # is NaN (neither comparison holds) the whole gradient goes to both
+    (a, b), (ta, tb) = primals, tangents
+    t = _select(a == b, (ta + tb) / 2,
+                _select(pick_a(a, b), ta, _select(pick_a(b, a), tb, ta + tb)))
+    return fn(a, b), t
+
+
+@jax.custom_jvp
+def _maximum_real(a, b):
+    return jnp.maximum(a, b)
+
+
+@jax.custom_jvp
+def _minimum_real(a, b):
+    return jnp.minimum(a, b)
+
+
+_maximum_real.defjvp(lambda p, t: _maximum_jvp(p, t, _maximum_real, jnp.greater))
+_minimum_real.defjvp(lambda p, t: _maximum_jvp(p, t, _minimum_real, jnp.less))
+
+
+def _maximum(a, b):
+    return _maximum_real(a, b) if _real_floats(a, b) else jnp.maximum(a, b)
+
+
+def _minimum(a, b):
+    return _minimum_real(a, b) if _real_floats(a, b) else jnp.minimum(a, b)
+
+
+def _fmax_jvp(primals, tangents, fn, keep_a):
+    # fmax: self gets the gradient where self >= other or other is NaN (ties included),
+    # other elsewhere; fmin the same with <=
+    (a, b), (ta, tb) = primals, tangents
+    return fn(a, b), _select(keep_a(a, b) | jnp.isnan(b), ta, tb)
+
+
+@jax.custom_jvp
+def _fmax_real(a, b):
+    return jnp.fmax(a, b)
+
+
+@jax.custom_jvp
+def _fmin_real(a, b):
+    return jnp.fmin(a, b)
+
+
+_fmax_real.defjvp(lambda p, t: _fmax_jvp(p, t, _fmax_real, jnp.greater_equal))
+_fmin_real.defjvp(lambda p, t: _fmax_jvp(p, t, _fmin_real, jnp.less_equal))
+
+
+def _fmax(a, b):
+    return _fmax_real(a, b) if _real_floats(a, b) else jnp.fmax(a, b)
+
+
+def _fmin(a, b):
+    return _fmin_real(a, b) if _real_floats(a, b) else jnp.fmin(a, b)
+
+
+@jax.custom_jvp
+def _copysign(a, b):
+    return jnp.copysign(a, b)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals, tangents):
+    # copysign_tensor_self_backward: grad * result / self, 0 where self == 0; other: 0
+    (a, b), (ta, _) = primals, tangents
+    out = _copysign(a, b)
+    ratio = _select(a == 0, _zero_like(a, b), out / a)
+    return out, ta * ratio
+
+
+binary("maximum", _maximum, inplace=False, tensor_only=True,
        check=_no_complex_minmax("maximum"), samples=_minmax_samples)
-binary("minimum", jnp.minimum, inplace=False, tensor_only=True,
+binary("minimum", _minimum, inplace=False, tensor_only=True,
        check=_no_complex_minmax("minimum"), samples=_minmax_samples)
-binary("fmax", jnp.fmax, inplace=False, tensor_only=True,
+binary("fmax", _fmax, inplace=False, tensor_only=True,
        check=_fmax_check("fmax"), samples=_minmax_samples)
-binary("fmin", jnp.fmin, inplace=False, tensor_only=True,
+binary("fmin", _fmin, inplace=False, tensor_only=True,
        check=_fmax_check("fmin"), samples=_minmax_samples)
-binary("copysign", jnp.copysign, promote="float", tensor_only="first",
+binary("copysign", _copysign, promote="float", tensor_only="first",
        check=reject("complex", "copysign_cpu", args=(0, 1)),
        samples=lambda: _binary_samples())
 
 
+@jax.custom_jvp
 def _xlogy(a, b):
     # PyTorch: 0 * log(y) is 0 unless y is NaN
-    return jnp.where(jnp.isnan(b), b, jsp.xlogy(a, b))
+    return _select(jnp.isnan(b), b, jsp.xlogy(a, b))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    # xlogy: self: xlogy(grad, other) masked to 0 where self == 0 and other <= 0;
+    # other: grad * self / other
+    (a, b), (ta, tb) = primals, tangents
+    da = _select((a == 0) & (b <= 0), _zero_like(a, b), jnp.log(b))
+    return _xlogy(a, b), ta * da + tb * (a / b)
 
 
 binary("xlogy", _xlogy, promote="float",

@@ -9,6 +9,9 @@ comparison.py; the declaration helpers they share are in elementwise_common.py."
 
 from __future__ import annotations
 
+import functools
+import math
+
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
@@ -17,6 +20,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ._common import check_broadcast
+from .arithmetic import _select
 from .bind import FUNCTIONS
 from .elementwise_common import (_binary_samples, _dtype_title, _not_impl, _unary_samples, binary,
                                  checks, reject, reject_common, tensors_only, unary)
@@ -46,25 +50,134 @@ unary("positive", lambda x: x, promote="common", inplace=False, saves=False,
       dunders=("__pos__",),
       check=reject("bool", msg="The `+` operator, on a bool tensor is not supported.",
                    exc=RuntimeError))
-unary("abs", jnp.abs, promote="common", aliases=("absolute",), dunders=("__abs__",),
+# ---------------------------------------------------------------------------
+# Note [Gradients at special points]
+# Where PyTorch's derivative formula (derivatives.yaml) picks a value at a point the
+# mathematical derivative leaves open (abs at 0, x ** 0 at 0, atan2(0, 0), a clamped
+# log...), or where jax's own rule gives a different NaN/inf, the op's pure function is
+# a ``jax.custom_jvp`` whose primal is the unchanged jnp expression (forward values are
+# bit for bit the same) and whose tangent is PyTorch's formula written with jnp ops, so
+# autograd's ``jax.vjp`` and double backward (which differentiates the rule itself) see
+# PyTorch's values. Only real floating inputs take the custom rule.
+def _real_float(x) -> bool:
+    return jnp.issubdtype(jnp.result_type(x), jnp.floating)
+
+
+def _sgn(x):
+    # PyTorch's sgn for real x: 0 at +-0 and NaN, else +-1
+    one = jnp.ones((), jnp.result_type(x))
+    return jnp.where(x > 0, one, jnp.where(x < 0, -one, jnp.zeros((), one.dtype)))
+
+
+@jax.custom_jvp
+def _abs_real(x):
+    return jnp.abs(x)
+
+
+@_abs_real.defjvp
+def _abs_real_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _abs_real(x), t * _sgn(x)   # abs: grad * self.sgn()
+
+
+def _abs(x):
+    """``jnp.abs`` with PyTorch's gradient ``grad * sgn(x)`` (0 at 0) for real floats."""
+    return _abs_real(x) if _real_float(x) else jnp.abs(x)
+
+
+unary("abs", _abs, promote="common", aliases=("absolute",), dunders=("__abs__",),
       check=reject("bool", "abs_cpu"))
+
+
+@jax.custom_jvp
+def _rsqrt_real(x):
+    return jax.lax.rsqrt(x)
+
+
+@_rsqrt_real.defjvp
+def _rsqrt_real_jvp(primals, tangents):
+    # rsqrt: -0.5 * grad * result ** 3 (+inf at -0, where jax's rule gives -inf)
+    (x,), (t,) = primals, tangents
+    out = _rsqrt_real(x)
+    return out, t * (-0.5 * (out * out * out))
+
+
+def _rsqrt(x):
+    return _rsqrt_real(x) if _real_float(x) else jax.lax.rsqrt(x)
+
+
+@jax.custom_jvp
+def _atanh_real(x):
+    return jnp.arctanh(x)
+
+
+@_atanh_real.defjvp
+def _atanh_real_jvp(primals, tangents):
+    # atanh: grad * 1 / (1 - self ** 2); its own derivative is +-inf at +-1, not NaN
+    (x,), (t,) = primals, tangents
+    return _atanh_real(x), t * (1 / (1 - x * x))
+
+
+def _atanh(x):
+    return _atanh_real(x) if _real_float(x) else jnp.arctanh(x)
+
+
+@jax.custom_jvp
+def _lgamma(x):
+    return jsp.gammaln(x)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals, tangents):
+    # lgamma: grad * digamma(self), with PyTorch's digamma(0) = -inf
+    (x,), (t,) = primals, tangents
+    return _lgamma(x), t * _digamma(x)
+
+
+@jax.custom_jvp
+def _i0(x):
+    return jnp.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _i0(x), t * _i1(x)   # i0: grad * special_i1(self)
+
+
+@jax.custom_jvp
+def _i1(x):
+    return jsp.i1(x)
+
+
+@_i1.defjvp
+def _i1_jvp(primals, tangents):
+    # PyTorch's i1_backward: i0(x) - i1(x) / x, and 0.5 where |x| <= eps
+    (x,), (t,) = primals, tangents
+    out = _i1(x)
+    eps = jnp.finfo(x.dtype).eps
+    big = jnp.abs(x) > eps
+    safe = _select(big, x, jnp.full((), eps, x.dtype))
+    d = _select(big, _i0(safe) - out * (1 / safe), jnp.full((), 0.5, x.dtype))
+    return out, t * d
+
 
 _NO_COMPLEX_VML = ("erf", "erfc", "erfinv", "lgamma", "i0")
 for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                    ("expm1", jnp.expm1, "real"), ("log", jnp.log, "positive"),
                    ("log2", jnp.log2, "positive"), ("log10", jnp.log10, "positive"),
                    ("log1p", jnp.log1p, "positive"), ("sqrt", jnp.sqrt, "positive"),
-                   ("rsqrt", jax.lax.rsqrt, "positive"), ("sin", jnp.sin, "real"),
+                   ("rsqrt", _rsqrt, "positive"), ("sin", jnp.sin, "real"),
                    ("cos", jnp.cos, "real"), ("tan", jnp.tan, "unit"),
                    ("asin", jnp.arcsin, "unit"), ("acos", jnp.arccos, "unit"),
                    ("atan", jnp.arctan, "real"), ("sinh", jnp.sinh, "real"),
                    ("cosh", jnp.cosh, "real"), ("tanh", jnp.tanh, "real"),
                    ("asinh", jnp.arcsinh, "real"), ("acosh", jnp.arccosh, "ge1"),
-                   ("atanh", jnp.arctanh, "unit"), ("sigmoid", jax.nn.sigmoid, "real"),
+                   ("atanh", _atanh, "unit"), ("sigmoid", jax.nn.sigmoid, "real"),
                    ("erf", jsp.erf, "real"), ("erfc", jsp.erfc, "real"),
-                   ("erfinv", jsp.erfinv, "unit"), ("lgamma", jsp.gammaln, "positive"),
+                   ("erfinv", jsp.erfinv, "unit"), ("lgamma", _lgamma, "positive"),
                    ("reciprocal", jnp.reciprocal, "positive"),
-                   ("sinc", jnp.sinc, "real"), ("i0", jnp.i0, "real")):
+                   ("sinc", jnp.sinc, "real"), ("i0", _i0, "real")):
     _aliases = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                 "asinh": ("arcsinh",), "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ())
     unary(_n, _f, domain=_d, aliases=_aliases,
@@ -72,9 +185,17 @@ for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
 
 
 
+@jax.custom_jvp
 def _digamma(x):
     # PyTorch: digamma(0) is -inf (copysign(inf, -x)); at negative integers NaN
-    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype), jsp.digamma(x))
+    return _select(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype), jsp.digamma(x))
+
+
+@_digamma.defjvp
+def _digamma_jvp(primals, tangents):
+    # digamma: grad * polygamma(1, self) (inf at 0, where jax's rule gives NaN)
+    (x,), (t,) = primals, tangents
+    return _digamma(x), t * jsp.polygamma(1, x).astype(x.dtype)
 
 
 unary("digamma", _digamma, domain="positive", check=reject("complex", "digamma"),
@@ -86,8 +207,28 @@ for _n, _f in (("deg2rad", jnp.deg2rad), ("rad2deg", jnp.rad2deg)):
 
 
 def _logit(input, eps=None):
+    return _logit_eps(input, eps) if _real_float(input) else _logit_fwd(input, eps)
+
+
+def _logit_fwd(input, eps):
     x = input if eps is None else jnp.clip(input, eps, 1 - eps)
     return jnp.log(x / (1 - x))
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _logit_eps(input, eps):
+    return _logit_fwd(input, eps)
+
+
+@_logit_eps.defjvp
+def _logit_eps_jvp(eps, primals, tangents):
+    # PyTorch's (infinitely differentiable) logit_backward: grad / (x (1 - x)) inside
+    # [eps, 1 - eps] (the bounds included), else 0; without eps, NaN outside [0, 1]
+    (x,), (t,) = primals, tangents
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    fill = jnp.full((), np.nan if eps is None else 0.0, x.dtype)
+    d = _select((x >= lo) & (x <= hi), 1 / (x * (1 - x)), fill)
+    return _logit_eps(x, eps), t * d
 
 
 register(OpSpec("logit", _logit, "input, eps=None", promote="float", inplace=True,
@@ -484,25 +625,53 @@ def _special_unary(name, fn, *, domain="real", no_complex=True, **kw):
             **kw)
 
 
+@jax.custom_jvp
 def _entr(x):
     return jnp.where(jnp.isnan(x), x, jnp.where(x > 0, -x * jnp.log(jnp.where(x > 0, x, 1)),
                                                  jnp.where(x == 0, 0.0, -jnp.inf))
                      ).astype(x.dtype)
 
 
+@_entr.defjvp
+def _entr_jvp(primals, tangents):
+    # special_entr: grad * (-(1 + self.log())), everywhere: inf at 0, NaN below 0
+    (x,), (t,) = primals, tangents
+    return _entr(x), t * -(1 + jnp.log(x))
+
+
+@jax.custom_jvp
 def _ndtri(p):
     return jsp.ndtri(p)
 
 
+@_ndtri.defjvp
+def _ndtri_jvp(primals, tangents):
+    # special_ndtri: grad * sqrt(2 pi) * exp(result ** 2 / 2), inf at 0 and 1
+    (p,), (t,) = primals, tangents
+    out = _ndtri(p)
+    return out, t * (math.sqrt(2 * math.pi) * jnp.exp(jnp.square(out) / 2))
+
+
 for _n, _f, _d in (("erfcx", jsp.erfcx, "real"), ("i0e", jsp.i0e, "real"),
-                   ("i1", jsp.i1, "real"), ("i1e", jsp.i1e, "real"),
+                   ("i1", _i1, "real"), ("i1e", jsp.i1e, "real"),
                    ("ndtr", jsp.ndtr, "real"), ("ndtri", _ndtri, "unit01"),
                    ("log_ndtr", jsp.log_ndtr, "real"), ("entr", _entr, "positive")):
     _special_unary(_n, _f, domain=_d if _d != "unit01" else "positive01")
 
 
+@jax.custom_jvp
 def _xlog1py(a, b):
-    return jnp.where(jnp.isnan(b), b, jsp.xlog1py(a, b))
+    return _select(jnp.isnan(b), b, jsp.xlog1py(a, b))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    # special_xlog1py: self: xlog1py(grad, other) masked to 0 where self == 0 and
+    # other <= -1; other: grad * self / (other + 1)
+    (a, b), (ta, tb) = primals, tangents
+    zero = jnp.zeros((), jnp.result_type(a, b))
+    da = _select((a == 0) & (b <= -1), zero, jnp.log1p(b))
+    return _xlog1py(a, b), ta * da + tb * (a / (b + 1))
 
 
 special("xlog1py", _xlog1py, sig="input, other", tensor_args=("input", "other"),

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor import wrap_dim
 from .._core.xla import matmul_precision
 from ._common import broadcast_shapes_or_raise, shape_str, warn_at_caller
+from .arithmetic import _select
+from .elementwise import _abs
 from .linalg import (_bmm_check, _check_no_bool, _mm_msg, _mv_check,
                      _same_dtype_m1m2, _same_dtype_scalar_type, dtype_title)
 from .samples import S, arr
@@ -247,17 +250,32 @@ def _safe_root(s, p):
     return jnp.where(zero, 0, safe ** (1.0 / p) if p != 2 else jnp.sqrt(safe))
 
 
+@jax.custom_jvp
+def _inf_dist(diff):
+    return jnp.max(_abs(diff), axis=-1)
+
+
+@_inf_dist.defjvp
+def _inf_dist_jvp(primals, tangents):
+    # _cdist_backward for p = inf: grad * sign(diff) for every coordinate whose |diff|
+    # equals the distance (each tied coordinate takes the whole gradient, not a share)
+    (diff,), (t,) = primals, tangents
+    out = _inf_dist(diff)
+    hit = _abs(diff) == out[..., None]
+    return out, jnp.sum(_select(hit, t * jnp.sign(diff), jnp.zeros((), t.dtype)), axis=-1)
+
+
 def _cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     if p == 0:
         return jnp.sum((diff != 0).astype(diff.dtype), axis=-1)
     if math.isinf(p):
-        return jnp.max(jnp.abs(diff), axis=-1)
+        return _inf_dist(diff)
     if p == 1:
-        return jnp.sum(jnp.abs(diff), axis=-1)
+        return jnp.sum(_abs(diff), axis=-1)
     if p == 2:
         return _safe_root(jnp.sum(diff * diff, axis=-1), 2)
-    a = jnp.abs(diff)
+    a = _abs(diff)
     za = a == 0
     powed = jnp.where(za, 0, jnp.where(za, 1, a) ** p)
     return _safe_root(jnp.sum(powed, axis=-1), p)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from ._common import check_broadcast, shape_str
+from .elementwise import _abs, _logit
 from .nn_common import _c, _float_only, _title, _zero, host, is_traced
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -43,7 +44,7 @@ def _reduce(loss, reduction: str):
 # distances
 def pnorm(d, p, axis, keepdims=False):
     """``norm(d, p, axis)`` with PyTorch's subgradient 0 where the norm is 0."""
-    a = jnp.abs(d)
+    a = _abs(d)
     if p == math.inf:
         return jnp.max(a, axis=axis, keepdims=keepdims)
     if p == -math.inf:
@@ -244,9 +245,11 @@ register(OpSpec(
 
 
 def _smooth_l1_loss(input, target, reduction="mean", beta=1.0):
-    z = jnp.abs(input - target)
+    d = input - target
+    z = _abs(d)
     b = _c(beta, z)
-    return _reduce(jnp.where(z < b, 0.5 * z * z / b, z - 0.5 * b), reduction)
+    # d * d (== z * z bit for bit) keeps the second derivative 1 / beta at d == 0
+    return _reduce(jnp.where(z < b, 0.5 * d * d / b, z - 0.5 * b), reduction)
 
 
 def _sl1_check(input, target, reduction="mean", beta=1.0):
@@ -264,9 +267,10 @@ register(OpSpec(
 
 
 def _huber_loss(input, target, reduction="mean", delta=1.0):
-    z = jnp.abs(input - target)
+    diff = input - target
+    z = _abs(diff)
     d = _c(delta, z)
-    return _reduce(jnp.where(z < d, 0.5 * z * z, d * (z - 0.5 * d)), reduction)
+    return _reduce(jnp.where(z < d, 0.5 * diff * diff, d * (z - 0.5 * d)), reduction)
 
 
 def _huber_check(input, target, reduction="mean", delta=1.0):
@@ -283,10 +287,43 @@ register(OpSpec(
     samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), delta=0.5)])))
 
 
-def _bce(input, target, weight, reduction="mean"):
+@jax.custom_jvp
+def _bce_elem(input, target):
     lo = _c(-100.0, input)
-    loss = (target - 1) * jnp.maximum(jnp.log1p(-input), lo) - \
+    return (target - 1) * jnp.maximum(jnp.log1p(-input), lo) - \
         target * jnp.maximum(jnp.log(input), lo)
+
+
+@_bce_elem.defjvp
+def _bce_elem_jvp(primals, tangents):
+    # PyTorch differentiates the clamped loss by formula, not through the clamp:
+    # binary_cross_entropy_backward for the input (finite at 0 and 1, where the clamped
+    # logs would give NaN) and binary_cross_entropy_target_backward, -logit(input)
+    (x, t), (tx, tt) = primals, tangents
+    return _bce_elem(x, t), tx * _bce_grad(x, t) + tt * -_logit(x)
+
+
+@jax.custom_jvp
+def _bce_grad(x, t):
+    # binary_cross_entropy_backward: (input - target) / max(input (1 - input), 1e-12)
+    return (x - t) / jnp.maximum(x * (1 - x), _c(1e-12, x))
+
+
+@_bce_grad.defjvp
+def _bce_grad_jvp(primals, tangents):
+    # binary_cross_entropy_double_backward (input) and ..._double_backward_target
+    (x, t), (tx, tt) = primals, tangents
+    eps = _c(1e-12, x)
+    # the barrier keeps XLA from folding (1 - x) + eps into (1 + eps) - x, which loses
+    # eps in float32 (PyTorch: 1 - input + eps, rounded step by step)
+    one_m = jax.lax.optimization_barrier(1 - x)
+    gx = (x * x - 2 * x * t + t) / (jnp.square(x + eps) * jnp.square(one_m + eps))
+    gt = -1 / jnp.maximum(x * (1 - x), eps)
+    return _bce_grad(x, t), tx * gx + tt * gt
+
+
+def _bce(input, target, weight, reduction="mean"):
+    loss = _bce_elem(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

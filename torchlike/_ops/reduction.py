@@ -192,7 +192,8 @@ register(OpSpec(
 def _max_min_fn(kind):
     def fn(input, other=None, dim=None, keepdim=False):
         if other is not None:
-            return jnp.maximum(input, other) if kind == "max" else jnp.minimum(input, other)
+            from .arithmetic import _maximum, _minimum   # PyTorch's gradient with NaNs
+            return _maximum(input, other) if kind == "max" else _minimum(input, other)
         if dim is None:
             return _even_reduce(input, kind, None, False, True)
         axis = wrap_dim(dim, input.ndim)

@@ -26,6 +26,11 @@ def _safe_root(s, p):
     return jnp.where(zero, 0, jnp.sqrt(safe) if p == 2 else safe ** (1.0 / p))
 
 
+def _abs(x):
+    from .._ops.elementwise import _abs as abs_
+    return abs_(x)
+
+
 def _abs2(x):
     return jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x
 
@@ -33,7 +38,7 @@ def _abs2(x):
 def _vector_norm_core(x, ord, axes, keepdim):
     if ord == 2:
         return _safe_root(jnp.sum(_abs2(x), axis=axes, keepdims=keepdim), 2)
-    a = jnp.abs(x)
+    a = _abs(x)   # PyTorch's gradient at 0: zero (jnp.abs gives one)
     if math.isinf(ord):
         red = jnp.max if ord > 0 else jnp.min
         return red(a, axis=axes, keepdims=keepdim)
