@@ -77,8 +77,7 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
               _current=_tracing._current, _epoch=_tracing._epoch, _grad=_grad_state,
               _dflt=_dt._default, _prec=xla._precision, _tf32=xla._conv_tf32,
               DD=_dt.get_default_dtype(), PREC=xla._precision[0], TF32=xla._conv_tf32[0],
-              GE=_grad_state.enabled, _copy=jnp.copy,
-              _empty_like=jnp.empty_like, _getrefcount=sys.getrefcount, _u32=np.uint32,
+              GE=_grad_state.enabled, _jnp=jnp, _getrefcount=sys.getrefcount, _u32=np.uint32,
               _hyper_input=_hyper_input, _tensor_of=_tensor_of, _new=_new,
               VersionCounter=VersionCounter, run_deferred=run_deferred,
               DEFERRED=entry.deferred, ENTRY=entry)
@@ -161,7 +160,7 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
             L.append(f"    {x} = GEN{j}._key" if kk == 0 else
                      f"    {x} = _u32(c{j}) if type(c{j}) is int else c{j}")
         if k in donated:   # Note [Donation]: never delete a foreign buffer
-            L += [f"    if owned.get(id({x})) is not {x}:", f"        {x} = _copy({x})"]
+            L += [f"    if owned.get(id({x})) is not {x}:", f"        {x} = _jnp.copy({x})"]
         call_args.append(x)
     for h, shape, dtype in entry.donors:
         ns[f"P{h}"], ns[f"PS{h}"], ns[f"PD{h}"] = found.holders[h], shape, dtype
@@ -178,7 +177,7 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
               f"                r{h} = True",
               f"                e{h} = ga",
               f"    if not r{h}:",
-              f"        e{h} = _empty_like(P{h}._storage.array, PD{h}, shape=PS{h})"]
+              f"        e{h} = _jnp.empty_like(P{h}._storage.array, PD{h}, shape=PS{h})"]
         call_args.append(f"e{h}")
     L += ["    gs = ga = None",
           f"    outs = ENTRY.run({', '.join(call_args)})",
