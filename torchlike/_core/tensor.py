@@ -32,6 +32,17 @@ def _gather_flat(flat, idx):
     return flat[idx]
 
 
+def _overlapping(shape, stride) -> bool:
+    """Whether a layout maps two elements to one place in memory (a stride 0 over a
+    dimension of two or more, or an ``unfold`` window overlapping the next)."""
+    reach = 0
+    for st, n in sorted((abs(st), n) for n, st in zip(shape, stride) if n > 1):
+        if st <= reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
 @jax.jit
 def _scatter_flat(base, idx, values):
     flat = base.reshape(-1).at[idx.reshape(-1)].set(values.reshape(-1))
@@ -74,9 +85,9 @@ class Tensor:
     """
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
-                 "_cache_gen", "_idx", "_vc", "_requires_grad", "_grad", "grad_fn",
+                 "_cache_gen", "_idx", "_vc", "_requires_grad", "_grad", "_grad_fn",
                  "_retains_grad", "_hooks", "_post_acc_hooks", "_output_nr", "_base",
-                 "_node_ref", "__dict__", "__weakref__")
+                 "_node_ref", "_attr_version", "__dict__", "__weakref__")
 
     __array_priority__ = 1000  # numpy defers binary ops to us
 
@@ -141,6 +152,7 @@ class Tensor:
         v._vc = self._vc
         _init_autograd_fields(v, False)
         v._base = self if self._base is None else self._base
+        v._attr_version = v._vc.v   # Note [Stale view history]
         return v
 
     # ------------------------------------------------------------------ value
@@ -177,6 +189,20 @@ class Tensor:
         st = self._storage
         if self._direct:
             st.array = new
+        elif _overlapping(self._shape, self.stride()):
+            # several elements of the view are one element of the storage (``expand``,
+            # ``unfold``): only the elements this write changed are stored, so that
+            # ``x.expand(2, 3)[0, 0] = 5`` sets ``x[0]`` as in PyTorch (a scatter of the
+            # whole view would let an unchanged duplicate win); the view is read afresh
+            old = self._value
+            kept = (new == old) | ((new != new) & (old != old))
+            idx = jnp.where(kept, st.array.size, self._index_array())
+            st.array = st.array.reshape(-1).at[idx.reshape(-1)].set(
+                new.reshape(-1), mode="drop").reshape(st.array.shape)
+            st.gen += 1
+            if bump:
+                self._vc.v += 1
+            return
         else:
             st.array = _scatter_flat(st.array, self._index_array(), new)
             self._cache = new
@@ -316,7 +342,28 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Mirrors ``Tensor.requires_grad``: whether gradients are computed for this tensor."""
+        if self._base is not None and not self._requires_grad:
+            return self.grad_fn is not None   # Note [Stale view history]
         return self._requires_grad
+
+    # Note [Stale view history]
+    # A view remembers the version of its memory when its ``grad_fn`` was set
+    # (``_attr_version``). When the base or another view has been written in place since,
+    # its graph is stale: reading ``grad_fn`` makes it anew, as PyTorch does, as an
+    # ``AsStridedBackward0`` of the base's current history
+    # (``torchlike.autograd.inplace.regenerate_view_grad_fn``).
+    @property
+    def grad_fn(self):
+        """Mirrors ``Tensor.grad_fn``: the node that made this tensor, None for a leaf."""
+        if self._base is None or self._attr_version == self._vc.v:
+            return self._grad_fn
+        from ..autograd.inplace import regenerate_view_grad_fn
+        return regenerate_view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, fn) -> None:
+        # (a view given new history after a write records the version itself)
+        self._grad_fn = fn
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -673,7 +720,8 @@ def _init_autograd_fields(t: Tensor, requires_grad: bool) -> None:
     """The autograd state of a fresh tensor: a leaf, with no grad, hooks or base."""
     t._requires_grad = requires_grad
     t._grad = None
-    t.grad_fn = None
+    t._grad_fn = None
+    t._attr_version = 0
     t._retains_grad = False
     t._hooks = None
     t._post_acc_hooks = None

@@ -26,9 +26,17 @@ def _shape_str(shape) -> str:
 
 
 def check_inplace_target(self: Tensor) -> None:
-    if _grad_state.enabled and self._requires_grad and self.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+    """PyTorch's ``check_inplace``: with grad enabled, no in-place write to a leaf that
+    requires grad, nor to a view of one (``w[0].fill_(0)``; ``w.detach()[0]``, ``w.data[0]``
+    and writes under ``no_grad`` are allowed)."""
+    if _grad_state.enabled and self._requires_grad:
+        base = self._base
+        if base is not None and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                               "in an in-place operation.")
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
 
 
 def inplace_apply(self: Tensor, out: Tensor, opname: str = "") -> Tensor:

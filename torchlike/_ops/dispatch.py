@@ -678,7 +678,7 @@ def _tensor_of(arr) -> Tensor:
     t._vc = vc
     t._requires_grad = False
     t._grad = None
-    t.grad_fn = None
+    t._grad_fn = None
     t._retains_grad = False
     t._hooks = None
     t._post_acc_hooks = None

@@ -144,7 +144,7 @@ def _recorder_source(kinds: tuple, saves: bool, plan: tuple, nondiff: frozenset,
     L += ["        dt = t._storage.dtype",
           "        if dt.is_floating_point or dt.is_complex:",
           "            t._requires_grad = True",
-          "            t.grad_fn = node",
+          "            t._grad_fn = node",
           "            t._output_nr = i",
           "    return result"]
     return "\n".join(L) + "\n"

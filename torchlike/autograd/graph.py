@@ -700,7 +700,7 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
         dt = t._storage.dtype
         if dt.is_floating_point or dt.is_complex:
             t._requires_grad = True
-            t.grad_fn = node
+            t._grad_fn = node
             t._output_nr = i
     return result
 

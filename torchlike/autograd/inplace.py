@@ -16,12 +16,60 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .._core.storage import contiguous_strides, strided_index
 from .._core.tensor import Tensor
 
-__all__ = ["rebase_history"]
+__all__ = ["rebase_history", "regenerate_view_grad_fn"]
+
+
+def _move_retain(t: Tensor, old, new, old_nr: int) -> None:
+    """``t.retain_grad()`` follows ``t``'s history: after an in-place op (or a stale view's
+    new graph) ``.grad`` is the gradient of the new value, as PyTorch moves its
+    retains_grad hook to the new ``grad_fn``. ``old_nr`` is ``t``'s output number at
+    ``old``."""
+    if not t._retains_grad:
+        return
+    if old is not None and old is not new and old._retain is not None:
+        ref = old._retain.get(old_nr)
+        if ref is not None and ref() is t:
+            del old._retain[old_nr]
+            if not old._retain:
+                old._retain = None
+    if new is not None:
+        if new._retain is None:
+            new._retain = {}
+        new._retain[t._output_nr] = weakref.ref(t)
+
+
+def regenerate_view_grad_fn(view: Tensor):
+    """The ``grad_fn`` of ``view`` after its memory was written in place through its base
+    or another view (Note [Stale view history] in tensor.py): as PyTorch, an
+    ``AsStridedBackward0`` reading the view's elements from the base's current history.
+    A view without history of a base that does not require grad stays as it is."""
+    from .._core.grad_mode import enable_grad
+    from .._ops.dispatch import call_op
+    base = view._base
+    old = view._grad_fn
+    if old is None and not base._requires_grad:
+        return None
+    old_nr = view._output_nr
+    try:
+        size, stride, offset = _in_base_order(view, base)
+    except RuntimeError:   # not strided in its base's order: keep the history it has
+        return old
+    with enable_grad():
+        fresh = call_op("_as_strided", base, size, stride, offset)
+    node = fresh._grad_fn
+    view._grad_fn = node
+    view._attr_version = view._vc.v
+    view._output_nr = 0
+    view._requires_grad = True
+    _move_retain(view, old, node, old_nr)
+    return node
 
 
 def _move_saved(node, out: Tensor, target: Tensor) -> None:
@@ -48,6 +96,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
     """Write ``out`` (which has a grad_fn) into ``self`` and move the history there."""
     from .._ops.dispatch import call_op
     base = self._base
+    old, old_nr = self._grad_fn, self._output_nr
     if base is None:
         self._set_value(out._value)
         _move_saved(out.grad_fn, out, self)
@@ -55,6 +104,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
         self._output_nr = out._output_nr
         self._requires_grad = True
         out.grad_fn._retarget(out, self)
+        _move_retain(self, old, self.grad_fn, old_nr)
         return
     size, stride, offset = _in_base_order(self, base)
     new_base = call_op("_as_strided_scatter", base, out, size, stride, offset)
@@ -66,8 +116,10 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
     _move_saved(out.grad_fn, out, self)
     view = call_op("_as_strided", base, size, stride, offset)
     self.grad_fn = view.grad_fn
+    self._attr_version = self._vc.v   # Note [Stale view history] in tensor.py
     self._output_nr = 0
     self._requires_grad = True
+    _move_retain(self, old, self.grad_fn, old_nr)
 
 
 def _in_base_order(view: Tensor, base: Tensor) -> tuple:
