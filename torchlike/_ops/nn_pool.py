@@ -87,10 +87,10 @@ def _pool_dim_check(name: str, nd: int, input, kernel_size, stride, padding, dil
             raise RuntimeError(f"{name}: {nm} must either be a single int, or a tuple of "
                                f"{nd} ints")
     if any(x <= 0 for x in k):
-        raise RuntimeError(f"kernel size should be greater than zero, but got "
+        raise RuntimeError("kernel size should be greater than zero, but got "
                            + ", ".join(f"k{a}: {v}" for a, v in zip("dhw"[3 - nd:], k)))
     if any(x <= 0 for x in s):
-        raise RuntimeError(f"stride should be greater than zero, but got "
+        raise RuntimeError("stride should be greater than zero, but got "
                            + ", ".join(f"d{a}: {v}" for a, v in zip("dhw"[3 - nd:], s)))
     if any(x <= 0 for x in d):
         raise RuntimeError("dilation should be greater than zero")
@@ -200,7 +200,10 @@ def _pool_samples(nd: int, kind: str):
             out += [S(arr(2, 3, *sp), 2, 1, 0, 2), S(arr(1, 2, *sp), 3, 2, 1, 1, True),
                     S(arr(2, 3, *sp, dtype="int64"), 2, grad=False)]
         else:
-            out += [S(arr(1, 2, *sp), 3, 2, 1, True, False)]
+            out += [S(arr(1, 2, *sp), 3, 2, 1, True, False),
+                    S(arr(2, 3, *sp, dtype="int64"), 3, 2, 1, grad=False),
+                    S(arr(2, 3, *sp, dtype="int64"), 3, 2, 1, True, False, grad=False),
+                    S(arr(2, 3, *sp, dtype="int32"), 2, grad=False)]
         return out
     return samples
 
@@ -210,7 +213,8 @@ for _nd in (1, 2, 3):
     _gname = "SqueezeBackward1" if _nd == 1 else f"MaxPool{_nd}DWithIndicesBackward0"
     register(OpSpec(f"max_pool{_nd}d", _max_pool_fn(_nd, False), _sig, method=False,
                     promote="none", grad_name=_gname,
-                    check=_max_pool_check(_nd, f"max_pool{_nd}d", _nd != 1), samples=_pool_samples(_nd, "max"),
+                    check=_max_pool_check(_nd, f"max_pool{_nd}d", _nd != 1),
+                    samples=_pool_samples(_nd, "max"),
                     doc=f"Mirrors ``torch.max_pool{_nd}d``."))
     register(OpSpec(f"max_pool{_nd}d_with_indices", _max_pool_fn(_nd, True), _sig,
                     method=False, function=_nd == 1, promote="none", grad_name=_gname,
@@ -255,7 +259,9 @@ def avg_pool(x, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if jnp.issubdtype(acc, jnp.floating):
         out = tot / jnp.asarray(safe, acc)
     else:
-        out = lax.div(tot, jnp.asarray(safe, acc))
+        # C++ integer division on CPU: truncation toward zero (lax.div rounds so).
+        d = jnp.broadcast_to(jnp.asarray(safe, acc), tot.shape)
+        out = lax.div(tot, d)
     if (div == 0).any():
         out = jnp.where(jnp.asarray(div == 0), jnp.zeros((), acc), out)
     return out.astype(x.dtype)
@@ -282,6 +288,14 @@ def _avg_check(nd: int):
                         ceil_mode, "avg1" if nd == 1 else "avg")
         if divisor_override is not None and divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
+        dt = input.dtype
+        # CPU kernels: floating types and int64 only (no half types for 3-D).
+        if (not dt.is_floating_point and dt.name != "int64") or dt.is_complex or (
+                nd == 3 and dt.name in ("float16", "bfloat16")):
+            kernel = "avg_pool3d_out_frame" if nd == 3 else "avg_pool2d"
+            from .bind import dtype_short_name
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{dtype_short_name(dt)}'")
     return check
 
 

@@ -149,10 +149,67 @@ register(OpSpec("constant_pad_nd", _constant_pad_fn, "input, pad, value=0", prom
                 doc="Mirrors ``torch.constant_pad_nd`` (pad tuple from the last dim)."))
 
 
+def _circular_steps(shape, padding):
+    """PyTorch's ``_pad_circular``: the output shape and the (dim, out slice, source
+    slice) copies, in order; the source is the input for the first copy and the output
+    being built for the others."""
+    nd = len(padding) // 2
+    lead = len(shape) - nd
+    out_shape = list(shape)
+    for i in range(nd):
+        out_shape[lead + i] = shape[lead + i] + padding[2 * (nd - i - 1)] + \
+            padding[2 * (nd - i - 1) + 1]
+    first_out = [slice(None)] * len(shape)
+    first_in = [slice(None)] * len(shape)
+    later = []
+    for i in range(nd):
+        d = nd - i + lead - 1
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        first_out[d] = slice(max(lo, 0), out_shape[d] - max(hi, 0))
+        first_in[d] = slice(max(-lo, 0), shape[d] - max(-hi, 0))
+    for i in range(nd):
+        d = nd - i + lead - 1
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        if lo > 0:
+            later.append((d, slice(0, lo), slice(out_shape[d] - lo - max(hi, 0),
+                                                  out_shape[d] - max(hi, 0))))
+        if hi > 0:
+            later.append((d, slice(out_shape[d] - hi, out_shape[d]),
+                          slice(max(lo, 0), max(lo, 0) + hi)))
+    return out_shape, tuple(first_out), tuple(first_in), later
+
+
+def _circular_pad_fn(input, padding):
+    out_shape, fo, fi, later = _circular_steps(input.shape, padding)
+    out = jnp.zeros(out_shape, input.dtype).at[fo].set(input[fi])
+    for d, o, i in later:
+        n = out.shape[d]
+        ro, ri = range(*o.indices(n)), range(*i.indices(n))
+        if set(ro) & set(ri) and len(ro) == len(ri):
+            # overlapping copy_: PyTorch's kernel copies element by element, in order
+            for a, b in zip(ro, ri):
+                out = out.at[(slice(None),) * d + (a,)].set(out[(slice(None),) * d + (b,)])
+            continue
+        out = out.at[(slice(None),) * d + (o,)].set(out[(slice(None),) * d + (i,)])
+    return out
+
+
 def _mode_pad_fn(jmode: str):
+    if jmode == "wrap":
+        return _circular_pad_fn
+
     def fn(input, padding):
-        return jnp.pad(input, _pad_pairs(input.ndim, padding), mode=jmode)
+        # PyTorch reads output index j from input index j - lo (reflected or clamped), so
+        # negative padding crops: pad the positive parts, then slice off the negative ones.
+        pairs = _pad_pairs(input.ndim, padding)
+        x = jnp.pad(input, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], mode=jmode)
+        return x[tuple(slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
+                       for d, (lo, hi) in enumerate(pairs))]
     return fn
+
+
+def _slice_len(sl, n):
+    return len(range(*sl.indices(n)))
 
 
 def _mode_pad_check(kind: str, nd: int):
@@ -161,21 +218,65 @@ def _mode_pad_check(kind: str, nd: int):
             raise RuntimeError(f"Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
                                f"possibly 0 batch size and other non-zero dimensions for input, "
                                f"but got: {shape_str(input.shape)}")
+        shape = tuple(input.shape)
+        if kind == "circular":
+            lead = len(shape) - nd
+            for i in range(nd):
+                size = shape[lead + i]
+                lo, hi = padding[2 * (nd - i - 1)], padding[2 * (nd - i - 1) + 1]
+                if not (lo <= size and hi <= size):
+                    raise RuntimeError("Padding value causes wrapping around more than once.")
+                if size + lo + hi < 0:
+                    raise RuntimeError(
+                        "Negative padding value is resulting in an empty dimension")
+            out_shape, fo, fi, later = _circular_steps(shape, padding)
+            full = [slice(None)] * len(shape)
+            steps = [(out_shape, fo, shape, fi)]
+            for d, o, i in later:
+                so, si = list(full), list(full)
+                so[d], si[d] = o, i
+                steps.append((out_shape, tuple(so), out_shape, tuple(si)))
+            for oshape, o, ishape, i in steps:
+                a = [_slice_len(sl, n) for sl, n in zip(o, oshape)]
+                b = [_slice_len(sl, n) for sl, n in zip(i, ishape)]
+                for d in range(len(a) - 1, -1, -1):
+                    if a[d] != b[d] and b[d] != 1:
+                        if a[d] == 1:
+                            raise RuntimeError(
+                                f"output with shape {shape_str(a)} doesn't match the "
+                                f"broadcast shape {shape_str([max(x, y) for x, y in zip(a, b)])}")
+                        raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size "
+                                           f"of tensor b ({b[d]}) at non-singleton dimension "
+                                           f"{d}")
+            return
+        outs = []
         for j in range(nd):
             d = input.dim() - 1 - j
             lo, hi = padding[2 * j], padding[2 * j + 1]
-            size = input.shape[d]
+            size = shape[d]
             if kind == "reflect" and (lo >= size or hi >= size):
                 raise RuntimeError(f"Argument #4: Padding size should be less than the "
                                    f"corresponding input dimension, but got: padding ({lo}, "
                                    f"{hi}) at dimension {d} of input {shape_str(input.shape)}")
-            if kind == "circular" and (lo > size or hi > size):
-                raise RuntimeError("Padding value causes wrapping around more than once.")
-            if kind == "replicate" and size + lo + hi < 1:
-                raise RuntimeError(f"input (H: {size}) is too small. Calculated output H: "
-                                   f"{size + lo + hi}")
-            if min(lo, hi) < 0 and kind != "circular":
-                raise RuntimeError(f"Negative padding is not supported for {kind} padding")
+            outs.append(size + lo + hi)
+        outs = outs[::-1]
+        sizes = shape[-nd:]
+        if all(o < 1 for o in outs):   # PyTorch checks that some dim is non-empty
+            if nd == 1:
+                msg = f"input (W: {sizes[0]}) is too small. Calculated output W: {outs[0]}"
+            elif nd == 2:
+                gap = " " if kind == "replicate" else ""
+                msg = (f"input (H: {sizes[0]}, W: {sizes[1]}{gap}) is too small. Calculated "
+                       f"output H: {outs[0]} W: {outs[1]}")
+            else:
+                msg = (f"input (D: {sizes[0]} H: {sizes[1]}, W: {sizes[2]}) is too small. "
+                       f"Calculated output D: {outs[0]} H: {outs[1]} W: {outs[2]}")
+            raise RuntimeError(msg)
+        if any(o < 0 for o in outs):
+            full = list(shape[:-nd]) + outs
+            neg = next(o for o in outs if o < 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
+                               f"{shape_str(full)}")
     return check
 
 

@@ -285,7 +285,11 @@ def _sdpa_fn(query, key, value, attn_mask, dropout_mask, is_causal, scale, enabl
             s = jnp.where(attn_mask, s, neg)
         else:
             s = s + attn_mask.astype(s.dtype)
-    w = jax.nn.softmax(s, axis=-1)
+    # torch's math kernel uses ``_safe_softmax``: a row whose scores are all -inf (every
+    # key masked) gives zero weights, and zero gradients, rather than NaN.
+    dead = jnp.all(s == neg, axis=-1, keepdims=True)
+    w = jax.nn.softmax(jnp.where(dead, jnp.zeros((), s.dtype), s), axis=-1)
+    w = jnp.where(dead, jnp.zeros((), w.dtype), w)
     if dropout_mask is not None:
         w = w * dropout_mask.astype(w.dtype)
     return jnp.matmul(w, v)

@@ -8,10 +8,13 @@ its own.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any
 
+from ..._compile import _tracing
 from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..parameter import Parameter
@@ -83,6 +86,7 @@ class _ModuleStateDict:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign: bool = False):
+        assign = assign or local_metadata.get("assign_to_params_buffers", False)
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
@@ -100,6 +104,10 @@ class _ModuleStateDict:
                                       "torch.Tensor or Tensor-like object from checkpoint but "
                                       f"received {type(input_param)}")
                     continue
+                # loading a 1-element 1-D tensor into a 0-D one (checkpoints from 0.3)
+                if len(param.shape) == 0 and len(input_param.shape) == 1 and \
+                        input_param.shape[0] == 1:
+                    input_param = input_param[0]
                 if input_param.shape != param.shape:
                     error_msgs.append(
                         f"size mismatch for {key}: copying a param with shape "
@@ -110,9 +118,12 @@ class _ModuleStateDict:
                     with no_grad():
                         if assign:
                             if isinstance(param, Parameter):
-                                new = Parameter(input_param, requires_grad=param.requires_grad) \
-                                    if not isinstance(input_param, Parameter) else input_param
-                                setattr(self, name, new)
+                                if not isinstance(input_param, Parameter):
+                                    input_param = Parameter(input_param,
+                                                            requires_grad=param.requires_grad)
+                                else:
+                                    input_param.requires_grad_(param.requires_grad)
+                                setattr(self, name, input_param)
                             else:
                                 setattr(self, name, input_param)
                         else:
@@ -137,14 +148,20 @@ class _ModuleStateDict:
             for key in state_dict.keys():
                 if key.startswith(prefix) and key != extra_state_key:
                     input_name = key[len(prefix):].split(".", 1)
-                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Mirrors ``Module.load_state_dict``: copies matching entries in place (or assigns
-        them with ``assign=True``), returns ``(missing_keys, unexpected_keys)``, and with
-        ``strict=True`` raises one RuntimeError listing every missing, unexpected and
-        mis-shaped key, PyTorch's text; nothing is changed when it raises on shapes."""
+        them with ``assign=True``) and returns ``(missing_keys, unexpected_keys)``. As in
+        PyTorch every loadable entry is copied first; then, with ``strict=True`` missing or
+        unexpected keys, and in any case mis-shaped entries, raise one RuntimeError listing
+        them, PyTorch's text. ``self.state_dict()`` is never called. Difference: where it
+        raises, every parameter and buffer is put back as it was (PyTorch keeps the entries
+        it copied), so a failed load changes nothing."""
         if not isinstance(state_dict, (dict,)) and not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys: list = []
@@ -155,31 +172,31 @@ class _ModuleStateDict:
         if metadata is not None:
             state_dict._metadata = metadata
 
-        # Validate everything first so a failing load changes nothing.
-        shape_errors: list = []
-        own = self.state_dict(keep_vars=True)
-        for k, v in own.items():
-            if k in state_dict and isinstance(state_dict[k], Tensor) and \
-                    state_dict[k].shape != v.shape:
-                shape_errors.append(k)
-        if shape_errors:
-            self._collect_errors(state_dict, missing_keys, unexpected_keys, error_msgs,
-                                 strict)
-        else:
-            def load(module, local_state_dict, prefix=""):
-                local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-                module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                             missing_keys, unexpected_keys, error_msgs, assign)
-                for name, child in module._modules.items():
-                    if child is not None:
-                        child_prefix = prefix + name + "."
-                        child_state_dict = {k: v for k, v in local_state_dict.items()
-                                            if k.startswith(child_prefix)}
-                        load(child, child_state_dict, child_prefix)
-                incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-                for hook in module._load_state_dict_post_hooks.values():
-                    hook(module, incompatible)
-            load(self, state_dict)
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items()
+                                        if k.startswith(child_prefix)}
+                    load(child, child_state_dict, child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                out = hook(module, incompatible)
+                if out is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+        # what a failed load puts back (the arrays are immutable: keeping them is free)
+        saved = [(m, dict(m._parameters), dict(m._buffers)) for m in self.modules()]
+        arrays = [(t._storage, t._storage.array) for _, ps, bs in saved
+                  for t in list(ps.values()) + list(bs.values()) if t is not None]
+        load(self, state_dict)
         if strict:
             if len(unexpected_keys) > 0:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -188,27 +205,53 @@ class _ModuleStateDict:
                 error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in missing_keys)))
         if len(error_msgs) > 0:
+            for m, ps, bs in saved:
+                m._parameters.clear()
+                m._parameters.update(ps)
+                m._buffers.clear()
+                m._buffers.update(bs)
+            for st, a in arrays:
+                st.array = a
+                st.gen += 1
+            _tracing.bump_structure()
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self.__class__.__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
-    def _collect_errors(self, state_dict, missing_keys, unexpected_keys, error_msgs, strict):
-        """The errors a load would report, without writing anything."""
-        own = self.state_dict(keep_vars=True)
-        for k, v in own.items():
-            if k in state_dict:
-                sv = state_dict[k]
-                if isinstance(sv, Tensor) and sv.shape != v.shape:
-                    error_msgs.append(
-                        f"size mismatch for {k}: copying a param with shape "
-                        f"{_torch_size(sv.shape)} from checkpoint, the shape in current "
-                        f"model is {_torch_size(v.shape)}.")
-            elif strict:
-                missing_keys.append(k)
-        if strict:
-            for k in state_dict:
-                if k not in own and not k.endswith("_extra_state"):
-                    unexpected_keys.append(k)
+
+class _LoadStateDictPreHook:
+    """Mirrors ``torch.nn.modules.module._WrappedHook`` for load-state-dict pre-hooks:
+    calls ``hook(module, *args)`` when registered with a module, else ``hook(*args)``."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = False
+        if module is not None:
+            self.module = weakref.ref(module)
+            self.with_module = True
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self) -> dict:
+        result = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            result["module"] = self.module()
+        return result
+
+    def __setstate__(self, state: dict):
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 def _torch_size(shape) -> str:

@@ -30,7 +30,8 @@ from ._hooks import (  # noqa: F401  (torch.nn.modules.module has these names to
     register_module_forward_pre_hook, register_module_full_backward_hook,
     register_module_full_backward_pre_hook, register_module_module_registration_hook,
     register_module_parameter_registration_hook)
-from ._state_dict import _IncompatibleKeys, _ModuleStateDict, _torch_size  # noqa: F401
+from ._state_dict import (  # noqa: F401
+    _IncompatibleKeys, _LoadStateDictPreHook, _ModuleStateDict, _torch_size)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
@@ -91,6 +92,21 @@ class Module(_ModuleHooks, _ModuleStateDict):
     forward: Callable[..., Any] = _forward_unimplemented
 
     # ------------------------------------------------------------------ registration
+    # load-state-dict pre-hooks (PyTorch's API; the other hooks live in ``_hooks.py``)
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """Mirrors ``Module._register_load_state_dict_pre_hook``: ``hook(state_dict,
+        prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``, with
+        the module as first argument when ``with_module``."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _LoadStateDictPreHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Mirrors ``Module.register_load_state_dict_pre_hook``: ``hook(module, state_dict,
+        prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Mirrors ``Module.register_buffer``."""
         _tracing.bump_structure()
