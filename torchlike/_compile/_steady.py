@@ -22,9 +22,13 @@
 # written array, gradient, version counter and result.
 #
 # On two cores this Python runs while the previous step's program keeps both cores busy,
-# so each microsecond of it costs the step several (Note [Cost of a call]). Measured on the
-# MLP benchmark's step at the smoke sizes (16-8-8-4, where the Python dominates), calls not
-# waited for: 48.6-54.3 us per call with the general path against <see benchmarks/README>.
+# so each microsecond of it costs the step several (Note [Cost of a call]). Measured in one
+# process, alternating blocks of calls through each path (not waited for, median of 40
+# blocks): the MLP benchmark's SGD step at the smoke sizes (16-8-8-4, where the Python
+# dominates) took 0.67-0.71 of the general path's time in three runs (39.4 against 56.3 us
+# on the quietest; plain JAX 28.3); at the full sizes (784-256-256-10) 0.95 and 1.00 on a
+# quiet machine, 1.02-1.04 on a loaded one: there the program's time and the machine's
+# noise decide.
 """
 
 from __future__ import annotations
