@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-import torchlike as tl
-
-from .._parity import HAVE_TORCH, assert_same, torch
 from .test_engine import err
+from .test_parity_fixes import parity
 
 VIEW_LEAF = ("RuntimeError", "a view of a leaf Variable that requires grad is being used in "
              "an in-place operation.")
 LEAF = ("RuntimeError", "a leaf Variable that requires grad is being used in an in-place "
         "operation.")
-
-
-def parity(run):
-    """``run(tl)``, compared with ``run(torch)`` where PyTorch is installed."""
-    a = run(tl)
-    if HAVE_TORCH:
-        assert_same(a, run(torch))
-    return a
 
 
 def name(t):

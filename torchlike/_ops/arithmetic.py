@@ -425,26 +425,17 @@ def _maximum_jvp(primals, tangents, fn, pick_a):
     return fn(a, b), t
 
 
-@jax.custom_jvp
-def _maximum_real(a, b):
-    return jnp.maximum(a, b)
+def _with_real_rule(f, jvp, pick):
+    """``f`` (a jnp binary function) with PyTorch's gradient ``jvp(primals, tangents,
+    fn, pick)`` for real floating inputs, ``f`` itself otherwise."""
+    @jax.custom_jvp
+    def real(a, b):
+        return f(a, b)
+    real.defjvp(lambda p, t: jvp(p, t, real, pick))
 
-
-@jax.custom_jvp
-def _minimum_real(a, b):
-    return jnp.minimum(a, b)
-
-
-_maximum_real.defjvp(lambda p, t: _maximum_jvp(p, t, _maximum_real, jnp.greater))
-_minimum_real.defjvp(lambda p, t: _maximum_jvp(p, t, _minimum_real, jnp.less))
-
-
-def _maximum(a, b):
-    return _maximum_real(a, b) if _real_floats(a, b) else jnp.maximum(a, b)
-
-
-def _minimum(a, b):
-    return _minimum_real(a, b) if _real_floats(a, b) else jnp.minimum(a, b)
+    def fn(a, b):
+        return real(a, b) if _real_floats(a, b) else f(a, b)
+    return fn
 
 
 def _fmax_jvp(primals, tangents, fn, keep_a):
@@ -454,26 +445,10 @@ def _fmax_jvp(primals, tangents, fn, keep_a):
     return fn(a, b), _select(keep_a(a, b) | jnp.isnan(b), ta, tb)
 
 
-@jax.custom_jvp
-def _fmax_real(a, b):
-    return jnp.fmax(a, b)
-
-
-@jax.custom_jvp
-def _fmin_real(a, b):
-    return jnp.fmin(a, b)
-
-
-_fmax_real.defjvp(lambda p, t: _fmax_jvp(p, t, _fmax_real, jnp.greater_equal))
-_fmin_real.defjvp(lambda p, t: _fmax_jvp(p, t, _fmin_real, jnp.less_equal))
-
-
-def _fmax(a, b):
-    return _fmax_real(a, b) if _real_floats(a, b) else jnp.fmax(a, b)
-
-
-def _fmin(a, b):
-    return _fmin_real(a, b) if _real_floats(a, b) else jnp.fmin(a, b)
+_maximum = _with_real_rule(jnp.maximum, _maximum_jvp, jnp.greater)
+_minimum = _with_real_rule(jnp.minimum, _maximum_jvp, jnp.less)
+_fmax = _with_real_rule(jnp.fmax, _fmax_jvp, jnp.greater_equal)
+_fmin = _with_real_rule(jnp.fmin, _fmax_jvp, jnp.less_equal)
 
 
 @jax.custom_jvp
