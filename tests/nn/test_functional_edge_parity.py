@@ -363,3 +363,22 @@ def test_private_pre_hook_handle_removal():
     h.remove()
     lin.load_state_dict(lin.state_dict())
     assert seen == [7]
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss"])
+@pytest.mark.parametrize("dtypes", [("float32", "int64"), ("int64", "float32"),
+                                    ("int64", "int64"), ("float64", "int64"),
+                                    ("float32", "bool")])
+def test_losses_check_the_promoted_dtype(loss, dtypes):
+    # a float input with an integer target promotes and runs, as in PyTorch
+    res = []
+    for m in _mods():
+        a = m.tensor([1.0, 2.0]).to(getattr(m, dtypes[0]))
+        b = m.tensor([1.0, 4.0]).to(getattr(m, dtypes[1]))
+        out = _outcome(lambda: getattr(m.nn.functional, loss)(a, b))
+        res.append(out if out[0] == "err" else
+                   ("ok", str(out[1].dtype).split(".")[-1], float(out[1])))
+    if dtypes in (("float32", "int64"), ("float64", "int64")):
+        assert res[0][0] == "ok"
+    if HAVE_TORCH:
+        assert res[0] == res[1]

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import dtype as _dt
 from .._core.tensor import Tensor
 
 __all__ = ["host", "is_traced"]
@@ -43,6 +44,23 @@ def _float_only(kernel: str, args: tuple = (0,)):
             if isinstance(v, Tensor) and not (v.dtype.is_floating_point or v.dtype.is_complex):
                 raise NotImplementedError(f'"{kernel}" not implemented for '
                                           f"'{_title(v.dtype)}'")
+    return chk
+
+
+def _float_promoted(kernel: str, out_is_input: bool = False):
+    """PyTorch's ``"<kernel>" not implemented for 'Long'`` when the promoted dtype of the
+    two tensor arguments is not floating (a float input with an integer target promotes
+    and runs). ``out_is_input``: the kernel writes into the input's dtype, so an integer
+    input with a floating target cannot take the result (huber_loss)."""
+    def chk(input, target, *rest):
+        if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
+            return
+        d = _dt.promote_types(input.dtype, target.dtype)
+        if not (d.is_floating_point or d.is_complex):
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_title(d)}\'')
+        if out_is_input and not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise RuntimeError(f"result type {_title(d)} can't be cast to the desired output "
+                               f"type {_title(input.dtype)}")
     return chk
 
 

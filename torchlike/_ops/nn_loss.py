@@ -25,7 +25,7 @@ import numpy as np
 from .._core import dtype as _dt
 from ._common import check_broadcast, shape_str
 from .elementwise import _abs, _logit
-from .nn_common import _c, _float_only, _title, _zero, host, is_traced
+from .nn_common import _c, _float_only, _float_promoted, _title, _zero, host, is_traced
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -239,9 +239,14 @@ def _loss_samples(extra=(), positive=False, target01=False):
 register(OpSpec(
     "mse_loss", _mse_loss, "input, target, reduction='mean'", tensor_args=("input", "target"),
     promote="common", function=False, method=False, grad_name="MseLossBackward0",
-    check=lambda i, t, r="mean": (_float_only("mse_cpu", (0, 1))(i, t), check_broadcast(i, t)),
+    check=lambda i, t, r="mean": (_float_promoted("mse_cpu")(i, t), check_broadcast(i, t)),
     autocast="fp32", doc="Kernel of ``torch.nn.functional.mse_loss``.",
-    samples=lambda: _loss_samples([S(arr(3), arr(2, 3))])))
+    samples=lambda: _loss_samples([S(arr(3), arr(2, 3)),
+                                   # the check is on the promoted dtype, as PyTorch's
+                                   S(arr(3, 4), arr(3, 4, dtype="int64")),
+                                   S(arr(3, dtype="int64"), arr(3), grad=False),
+                                   S(arr(3, dtype="int64"), arr(3, dtype="int64"),
+                                     grad=False)])))
 
 
 def _smooth_l1_loss(input, target, reduction="mean", beta=1.0):
@@ -255,7 +260,7 @@ def _smooth_l1_loss(input, target, reduction="mean", beta=1.0):
 def _sl1_check(input, target, reduction="mean", beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    _float_only("smooth_l1_cpu", (0, 1))(input, target)
+    _float_promoted("smooth_l1_cpu")(input, target)
 
 
 register(OpSpec(
@@ -263,7 +268,10 @@ register(OpSpec(
     tensor_args=("input", "target"), promote="common", function=False, method=False,
     grad_name="SmoothL1LossBackward0", check=_sl1_check, autocast="fp32",
     doc="Kernel of ``torch.nn.functional.smooth_l1_loss``.",
-    samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), beta=0.5)])))
+    samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), beta=0.5),
+                                   S(arr(3, 4), arr(3, 4, dtype="int64")),
+                                   S(arr(3, dtype="int64"), arr(3, dtype="int64"),
+                                     grad=False)])))
 
 
 def _huber_loss(input, target, reduction="mean", delta=1.0):
@@ -276,7 +284,7 @@ def _huber_loss(input, target, reduction="mean", delta=1.0):
 def _huber_check(input, target, reduction="mean", delta=1.0):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _float_only("huber_cpu", (0, 1))(input, target)
+    _float_promoted("huber_cpu", out_is_input=True)(input, target)
 
 
 register(OpSpec(
@@ -284,7 +292,9 @@ register(OpSpec(
     tensor_args=("input", "target"), promote="common", function=False, method=False,
     grad_name="HuberLossBackward0", check=_huber_check, autocast="fp32",
     doc="Kernel of ``torch.nn.functional.huber_loss``.",
-    samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), delta=0.5)])))
+    samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), delta=0.5),
+                                   S(arr(3, 4), arr(3, 4, dtype="int64")),
+                                   S(arr(3, dtype="int64"), arr(3), grad=False)])))
 
 
 @jax.custom_jvp
