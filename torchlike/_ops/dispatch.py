@@ -679,6 +679,7 @@ def _tensor_of(arr) -> Tensor:
     t._requires_grad = False
     t._grad = None
     t._grad_fn = None
+    t._attr_version = 0
     t._retains_grad = False
     t._hooks = None
     t._post_acc_hooks = None
