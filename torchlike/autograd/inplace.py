@@ -50,8 +50,6 @@ def regenerate_view_grad_fn(view: Tensor):
     or another view (Note [Stale view history] in tensor.py): as PyTorch, an
     ``AsStridedBackward0`` reading the view's elements from the base's current history.
     A view without history of a base that does not require grad stays as it is."""
-    from .._core.grad_mode import enable_grad
-    from .._ops.dispatch import call_op
     base = view._base
     old = view._grad_fn
     if old is None and not base._requires_grad:
@@ -61,11 +59,20 @@ def regenerate_view_grad_fn(view: Tensor):
         size, stride, offset = _in_base_order(view, base)
     except RuntimeError:   # not strided in its base's order: keep the history it has
         return old
+    return _view_history(view, base, size, stride, offset, old, old_nr)
+
+
+def _view_history(view: Tensor, base: Tensor, size, stride, offset, old, old_nr: int):
+    """Give ``view`` the history of an ``as_strided`` read of ``base``'s current graph
+    (recorded even under ``no_grad``: the base's history is what it reads), as of the
+    memory's current version; ``old``/``old_nr`` are its previous node and output
+    number, where ``retain_grad`` moves from. Returns the new node."""
+    from .._core.grad_mode import enable_grad
+    from .._ops.dispatch import call_op
     with enable_grad():
-        fresh = call_op("_as_strided", base, size, stride, offset)
-    node = fresh._grad_fn
+        node = call_op("_as_strided", base, size, stride, offset)._grad_fn
     view._grad_fn = node
-    view._attr_version = view._vc.v
+    view._attr_version = view._vc.v   # Note [Stale view history] in tensor.py
     view._output_nr = 0
     view._requires_grad = True
     _move_retain(view, old, node, old_nr)
@@ -114,12 +121,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
     base._output_nr = 0
     base._requires_grad = True
     _move_saved(out.grad_fn, out, self)
-    view = call_op("_as_strided", base, size, stride, offset)
-    self.grad_fn = view.grad_fn
-    self._attr_version = self._vc.v   # Note [Stale view history] in tensor.py
-    self._output_nr = 0
-    self._requires_grad = True
-    _move_retain(self, old, self.grad_fn, old_nr)
+    _view_history(self, base, size, stride, offset, old, old_nr)
 
 
 def _in_base_order(view: Tensor, base: Tensor) -> tuple:
