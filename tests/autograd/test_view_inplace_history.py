@@ -135,6 +135,55 @@ def test_base_gains_history():
     assert parity(run) == (True, "AsStridedBackward0")
 
 
+def test_view_of_base_that_gains_history_is_recorded():
+    """The view is used by an op before anything reads its ``requires_grad`` or
+    ``grad_fn``: the op must be recorded (Note [Views of a base that gains history])."""
+    def run(torch):
+        a = torch.ones(4, requires_grad=True)
+        b = torch.zeros(4)
+        v = b[:2]
+        w = b.view(2, 2).t()
+        b.copy_(a * 2)
+        out = (v * 3).sum() + (w @ w).sum()
+        out.backward()
+        return out.requires_grad, name(out), a.grad.tolist()
+    assert parity(run) == (True, "AddBackward0", [22., 22., 16., 16.])
+
+
+def test_sibling_view_write_gives_base_history():
+    def run(torch):
+        a = torch.tensor([1., 2.], requires_grad=True)
+        b = torch.zeros(4)
+        v = b[:2]
+        w = v[1:]        # a view of a view: its base is ``b`` too
+        u = b[2:]
+        v.copy_(a * a)
+        out = (w * 5).sum() + (u + 1).sum()
+        out.backward()
+        return [w.requires_grad, u.requires_grad, b.requires_grad], a.grad.tolist()
+    assert parity(run) == ([True, True, True], [0., 20.])
+
+
+def test_views_of_detached_alias_stay_without_history():
+    def run(torch):
+        a = torch.ones(4, requires_grad=True)
+        b = torch.zeros(4)
+        d = b.detach()
+        dv = d[:2]
+        b.copy_(a)
+        return dv.requires_grad, (dv * 2).requires_grad, d.requires_grad
+    assert parity(run) == (False, False, False)
+
+
+def test_integer_base_views_never_tracked():
+    def run(torch):
+        b = torch.zeros(4, dtype=torch.int64)
+        v = b[:2]
+        b.add_(torch.ones(4, requires_grad=True).long())
+        return v.requires_grad, (v + 1).requires_grad
+    assert parity(run) == (False, False)
+
+
 def test_view_version_bump_without_history_keeps_leaf():
     def run(torch):
         y = torch.zeros(3)

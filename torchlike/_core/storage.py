@@ -37,7 +37,10 @@ class Storage:
     cached values of views); ``uid`` provides a stable fake ``data_ptr``.
     """
 
-    __slots__ = ("array", "gen", "uid", "dtype", "__weakref__")
+    # ``views``: the views made of a tensor over this storage while it did not require
+    # grad (a WeakValueDictionary by id, unset until the first one); Note [Views of a
+    # base that gains history] in torchlike/autograd/inplace.py
+    __slots__ = ("array", "gen", "uid", "dtype", "views", "__weakref__")
 
     #: whether the tensors over this storage are inference tensors (Note [Inference
     #: tensors]); ``InferenceStorage`` says True

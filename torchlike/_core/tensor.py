@@ -153,6 +153,12 @@ class Tensor:
         _init_autograd_fields(v, False)
         v._base = self if self._base is None else self._base
         v._attr_version = v._vc.v   # Note [Stale view history]
+        if not self._requires_grad and (st.dtype.is_floating_point or st.dtype.is_complex):
+            # Note [Views of a base that gains history] (autograd/inplace.py)
+            vs = getattr(st, "views", None)
+            if vs is None:
+                vs = st.views = weakref.WeakValueDictionary()
+            vs[id(v)] = v
         return v
 
     # ------------------------------------------------------------------ value

@@ -99,6 +99,30 @@ def _move_saved(node, out: Tensor, target: Tensor) -> None:
     node._saved = res or None
 
 
+# Note [Views of a base that gains history]
+# A view of a base that requires grad is itself marked as requiring grad when it is
+# made (``_requires_grad``, which the dispatcher reads to decide whether to record).
+# A view made while its base did not require grad reads its history anew once the base
+# is written in place with a value that does (``b = zeros(4); v = b[:2];
+# b.copy_(a * 2)``: ``v`` then has an ``AsStridedBackward0`` reading ``a * 2``, as in
+# PyTorch). So that the dispatcher records ops on such a view, the storage keeps a weak
+# map (by id) of the views made while their base did not require grad (floating and complex
+# ones only: others never get history), and the in-place op that gives the base
+# history marks them; their ``grad_fn`` is then made when read (Note [Stale view
+# history] in tensor.py). Views of a ``detach()`` alias have the alias as their base
+# and are left alone, as in PyTorch.
+def _views_gain_history(base: Tensor) -> None:
+    """Mark the views of ``base`` made while it did not require grad as requiring grad,
+    now that an in-place op gave it history."""
+    views = getattr(base._storage, "views", None)
+    if not views:
+        return
+    for k, v in list(views.items()):
+        if v._base is base:
+            v._requires_grad = True
+            del views[k]
+
+
 def rebase_history(self: Tensor, out: Tensor) -> None:
     """Write ``out`` (which has a grad_fn) into ``self`` and move the history there."""
     from .._ops.dispatch import call_op
@@ -112,6 +136,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
         self._requires_grad = True
         out.grad_fn._retarget(out, self)
         _move_retain(self, old, self.grad_fn, old_nr)
+        _views_gain_history(self)
         return
     size, stride, offset = _in_base_order(self, base)
     new_base = call_op("_as_strided_scatter", base, out, size, stride, offset)
@@ -122,6 +147,7 @@ def rebase_history(self: Tensor, out: Tensor) -> None:
     base._requires_grad = True
     _move_saved(out.grad_fn, out, self)
     _view_history(self, base, size, stride, offset, old, old_nr)
+    _views_gain_history(base)
 
 
 def _in_base_order(view: Tensor, base: Tensor) -> tuple:
