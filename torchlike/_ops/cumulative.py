@@ -29,8 +29,17 @@ def _cum_fn(kind):
         if input.ndim == 0:
             return input
         axis = wrap_dim(dim, input.ndim)
-        return (jnp.cumsum if kind == "sum" else jnp.cumprod)(input, axis=axis)
+        out_dtype = input.dtype
+        input = _acc(input)
+        return (jnp.cumsum if kind == "sum" else jnp.cumprod)(input, axis=axis).astype(out_dtype)
     return fn
+
+
+def _acc(x):
+    """``x`` in the type PyTorch's cumulative kernels accumulate in: float32 for float16
+    and bfloat16 (``at::acc_type``), so a running sum keeps its precision and only each
+    output is rounded; other dtypes as they are."""
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
 
 
 def _cum_check(input, dim, dtype=None):
@@ -131,7 +140,7 @@ for _k in ("max", "min"):
 def _logcumsumexp_fn(input, dim):
     if input.ndim == 0:
         return input
-    return lax.cumlogsumexp(input, axis=wrap_dim(dim, input.ndim))
+    return lax.cumlogsumexp(_acc(input), axis=wrap_dim(dim, input.ndim)).astype(input.dtype)
 
 
 def _float_only(kernel):
