@@ -180,6 +180,32 @@ SECOND = [
     ("copysign", lambda T, x: T.copysign(x * x, x.flip(0)), [0.5, -2.0], None),
     ("fmax", lambda T, x: T.fmax(x * x, x.flip(0)), [0.5, 2.0, 3.0], None),
     ("maximum_tie", lambda T, x: T.maximum(x * x, x), [1.0, 2.0], [1, 4]),
+    # formulas masked at 0 whose own derivative there is NaN, as in PyTorch
+    ("sinc", lambda T, x: x.sinc(), [0.0, 1.0, -0.5], [NAN, 4.0, -3.570681384717]),
+    ("vector_norm_neg", lambda T, x: T.linalg.vector_norm(x, ord=-1), [0.0, 1.0, -0.5],
+     [NAN, 0, 0]),
+    ("vector_norm_zero", lambda T, x: T.linalg.vector_norm(x), [0.0, 0.0], [NAN, NAN]),
+    ("vector_norm_half", lambda T, x: T.linalg.vector_norm(x, ord=0.5), [0.0, 1.0, -0.5],
+     [NAN, -2.828427124746, -5.656854249492]),
+    ("cosine_similarity_zero", lambda T, x: T.nn.functional.cosine_similarity(
+        x.reshape(2, 2), x.reshape(2, 2).flip(1) + 1), [0.0, 0.0, 1.0, 2.0],
+     [NAN, NAN, -0.901886646465, 0.382320555871]),
+    # kinks where PyTorch's double backward picks a side (Note [Activation derivatives
+    # at their kinks] in torchlike/_ops/nn_activation.py)
+    ("elu", lambda T, x: T.nn.functional.elu(x, alpha=2.0), [0.0, 1.0, -0.5],
+     [0, 0, 3.639183958276]),
+    ("selu", lambda T, x: T.nn.functional.selu(x), [0.0, -0.5], [0, 2.132682306089]),
+    ("celu", lambda T, x: T.nn.functional.celu(x, alpha=2.0), [0.0, -0.5],
+     [0, 0.778800783071]),
+    ("softplus_threshold", lambda T, x: T.nn.functional.softplus(x, beta=2.0, threshold=1.0),
+     [0.5, 0.25, 1.0], [0, 0.940014848806, 0]),
+    # complex sgn, angle and abs: PyTorch's sgn_backward and angle_backward
+    ("sgn_complex", lambda T, x: T.sgn(T.complex(x, 2 * x + 1)).real, [0.0, 0.5, -0.5],
+     [-4.0, -0.993640761395, 48.0]),
+    ("sgn_complex_zero", lambda T, x: T.sgn(T.complex(x, x)).imag, [0.0, 1.0], [NAN, 0]),
+    ("angle_complex", lambda T, x: T.angle(T.complex(x, x.flip(0))), [0.0, 0.0, 1.0],
+     [0, NAN, 0]),
+    ("abs_complex", lambda T, x: T.abs(T.complex(x, x * 0)), [0.0, 1.0], [0, 0]),
 ]
 
 
@@ -257,3 +283,42 @@ def test_binary_max_with_a_nan_sends_the_gradient_to_both():
     tl.max(a, b).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [0, 1])      # PyTorch's, as recorded
     np.testing.assert_array_equal(b.grad.numpy(), [1, 1])
+
+
+def test_sign_of_nan_and_negative_zero():
+    # PyTorch's sign and sgn are (0 < x) - (x < 0): 0 for NaN, +0 for -0
+    for name in ("sign", "sgn"):
+        got = getattr(tl, name)(tl.tensor([NAN, -0.0, 2.0, -3.0])).numpy()
+        np.testing.assert_array_equal(got, [0, 0, 1, -1])
+        assert not np.signbit(got[1])
+
+
+def test_complex_sgn_gradient_is_not_zero():
+    # jax's sign has no derivative; PyTorch's sgn_backward gives this (recorded)
+    z = tl.tensor([0.5 + 1j, -1 + 0.3j, 0j], requires_grad=True)
+    (tl.sgn(z) * tl.tensor([1 + 2j, 3 - 1j, 1 + 1j])).real.sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), [1.4310835 - 0.7155418j,
+                                                0.50088167 + 1.6696054j, 0], rtol=1e-5)
+    if HAVE_TORCH:
+        r = torch.tensor([0.5 + 1j, -1 + 0.3j, 0j], requires_grad=True)
+        (torch.sgn(r) * torch.tensor([1 + 2j, 3 - 1j, 1 + 1j])).real.sum().backward()
+        np.testing.assert_allclose(z.grad.numpy(), r.grad.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", ["vector_norm", "norm"])
+@pytest.mark.parametrize("ord_", [2, 1, 3, 0.5, math.inf])
+def test_complex_norm_gradient(fn, ord_):
+    # torch.norm's complex gradient was the conjugate of PyTorch's
+    z = np.array([[1 + 2j, 0j, -1 + 0.5j], [0.3 - 1j, 2j, 1]], np.complex64)
+
+    def run(T):
+        x = T.tensor(z, requires_grad=True)
+        f = T.linalg.vector_norm if fn == "vector_norm" else T.norm
+        y = f(x, ord_, 1)
+        (y * T.tensor([1.0, 2.0])).sum().backward()
+        return x.grad.numpy()
+    got = run(tl)
+    # the gradient is along x: Re(conj(x) * grad) / |x| is the norm's own derivative
+    assert np.all(np.real(np.conj(z) * got) >= 0)
+    if HAVE_TORCH:
+        np.testing.assert_allclose(got, run(torch), rtol=1e-5, atol=1e-6)

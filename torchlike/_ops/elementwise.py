@@ -63,7 +63,7 @@ def _real_float(x) -> bool:
     return jnp.issubdtype(jnp.result_type(x), jnp.floating)
 
 
-def _sgn(x):
+def _sgn_real(x):
     # PyTorch's sgn for real x: 0 at +-0 and NaN, else +-1
     one = jnp.ones((), jnp.result_type(x))
     return jnp.where(x > 0, one, jnp.where(x < 0, -one, jnp.zeros((), one.dtype)))
@@ -77,12 +77,54 @@ def _abs_real(x):
 @_abs_real.defjvp
 def _abs_real_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    return _abs_real(x), t * _sgn(x)   # abs: grad * self.sgn()
+    return _abs_real(x), t * _sgn_real(x)   # abs: grad * self.sgn()
+
+
+@jax.custom_jvp
+def _sgn_complex(z):
+    return jnp.sign(z)
+
+
+@_sgn_complex.defjvp
+def _sgn_complex_jvp(primals, tangents):
+    # sgn_backward: (dz - sgn * Re(conj(sgn) dz)) / |z|, 0 at 0 (jax's sign has no
+    # derivative at all, which left complex sgn with a zero gradient)
+    (z,), (t,) = primals, tangents
+    s = _sgn_complex(z)
+    return s, (t - s * jnp.real(jnp.conj(s) * t)) * _inv_nonzero(jnp.abs(z)).astype(z.dtype)
+
+
+def _inv_nonzero(a):
+    """``1 / a``, 0 where ``a == 0``: a derivative formula's ``masked_fill_(a == 0, 0)``
+    on the primal side, so a tangent scaled by it stays finite while the mask's own
+    derivative at 0 is NaN, as PyTorch's double backward of the formula."""
+    return jnp.where(a == 0, jnp.zeros((), a.dtype), 1 / a)
+
+
+@jax.custom_jvp
+def _abs_complex(z):
+    return jnp.abs(z)
+
+
+@_abs_complex.defjvp
+def _abs_complex_jvp(primals, tangents):
+    # abs: grad * self.sgn(); through sgn's rule its own derivative is 0 at 0
+    (z,), (t,) = primals, tangents
+    return _abs_complex(z), jnp.real(jnp.conj(_sgn_complex(z)) * t)
 
 
 def _abs(x):
-    """``jnp.abs`` with PyTorch's gradient ``grad * sgn(x)`` (0 at 0) for real floats."""
-    return _abs_real(x) if _real_float(x) else jnp.abs(x)
+    """``jnp.abs`` with PyTorch's gradient ``grad * sgn(x)`` (0 at 0), first and second
+    order, for real and complex floats."""
+    if _real_float(x):
+        return _abs_real(x)
+    return _abs_complex(x) if jnp.iscomplexobj(x) else jnp.abs(x)
+
+
+def _sgn(x):
+    """PyTorch's sgn: ``_sgn_real`` below for real numbers; ``z / |z|`` (0 at 0) with
+    PyTorch's gradient for complex ones."""
+    return _sgn_complex(x) if jnp.iscomplexobj(x) else _sgn_real(x)
 
 
 unary("abs", _abs, promote="common", aliases=("absolute",), dunders=("__abs__",),
@@ -162,6 +204,21 @@ def _i1_jvp(primals, tangents):
     return out, t * d
 
 
+@jax.custom_jvp
+def _sinc(x):
+    return jnp.sinc(x)
+
+
+@_sinc.defjvp
+def _sinc_jvp(primals, tangents):
+    # sinc: grad * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)).masked_fill_(x == 0, 0); as
+    # in PyTorch, the formula's own derivative at 0 is NaN
+    (x,), (t,) = primals, tangents
+    px = jnp.pi * x
+    d = (px * jnp.cos(px) - jnp.sin(px)) / (px * x)
+    return _sinc(x), t * jnp.where(x == 0, jnp.zeros((), d.dtype), d)
+
+
 _NO_COMPLEX_VML = ("erf", "erfc", "erfinv", "lgamma", "i0")
 for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                    ("expm1", jnp.expm1, "real"), ("log", jnp.log, "positive"),
@@ -177,7 +234,7 @@ for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                    ("erf", jsp.erf, "real"), ("erfc", jsp.erfc, "real"),
                    ("erfinv", jsp.erfinv, "unit"), ("lgamma", _lgamma, "positive"),
                    ("reciprocal", jnp.reciprocal, "positive"),
-                   ("sinc", jnp.sinc, "real"), ("i0", _i0, "real")):
+                   ("sinc", _sinc, "real"), ("i0", _i0, "real")):
     _aliases = {"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                 "asinh": ("arcsinh",), "acosh": ("arccosh",), "atanh": ("arctanh",)}.get(_n, ())
     unary(_n, _f, domain=_d, aliases=_aliases,
@@ -246,11 +303,11 @@ def _square_dtype(target, vals):
 unary("square", jnp.square, promote="common", extra={"adjust_dtype": _square_dtype},
       samples=lambda: _unary_samples() + [S(arr(3, dtype="int32"), grad=False),
                                           S(arr(3, dtype="bool"), grad=False)])
-unary("sign", _bool_ok(jnp.sign), promote="common", grad_name="SignBackward0",
+unary("sign", _bool_ok(_sgn_real), promote="common", grad_name="SignBackward0",
       check=reject("complex", msg="Unlike NumPy, torch.sign is not intended to support "
                    "complex numbers. Please use torch.sgn instead."),
       samples=lambda: _unary_samples() + [S(np.array([True, False]), grad=False)])
-unary("sgn", _bool_ok(jnp.sign), promote="common",
+unary("sgn", _bool_ok(_sgn), promote="common",
       # the gradient of sgn on real inputs is PyTorch's ZeroTensor: compare values only
       samples=lambda: [S(x.args[0], grad=False) for x in _unary_samples()] + [
           S(np.array([True, False]), grad=False),
@@ -458,9 +515,22 @@ binary("igammac", jsp.gammaincc, promote="common", tensor_only=True,
 
 # ---------------------------------------------------------------------------
 # complex numbers
+@jax.custom_jvp
+def _angle_complex(z):
+    return jnp.angle(z)
+
+
+@_angle_complex.defjvp
+def _angle_complex_jvp(primals, tangents):
+    # angle_backward: 0 where z == 0, else Im(conj(z) dz) / |z|^2 (atan2's rule is NaN)
+    (z,), (t,) = primals, tangents
+    inv = _inv_nonzero(jnp.real(z) ** 2 + jnp.imag(z) ** 2)
+    return _angle_complex(z), jnp.imag(jnp.conj(z) * t) * inv
+
+
 def _angle(input):
     if jnp.iscomplexobj(input):
-        return jnp.angle(input)
+        return _angle_complex(input)
     # real inputs: pi for negative numbers, 0 otherwise, NaN propagated
     return jnp.where(jnp.isnan(input), input, jnp.where(input < 0, jnp.pi, 0.0)
                      ).astype(input.dtype)

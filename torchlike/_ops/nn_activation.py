@@ -7,6 +7,8 @@ also exposes as ``torch.X`` / ``Tensor.X`` are bound so."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -53,10 +55,27 @@ _act("leaky_relu", _leaky_relu, "input, negative_slope=0.01", "leaky_relu_cpu",
      "LeakyReluBackward0", lambda: _act_samples(dict(negative_slope=0.2)))
 
 
+# Note [Activation derivatives at their kinks]
+# PyTorch differentiates elu (and selu, celu) and softplus with its own formulas, whose
+# double backward picks a side at the kink: elu's second derivative at 0 is 0 while its
+# first is alpha * scale * input_scale; softplus's second derivative is 0 from
+# ``beta * x >= threshold`` on while its first is a sigmoid up to ``> threshold``. The
+# kernels are ``jax.custom_jvp`` functions whose primal is the unchanged expression and
+# whose tangent is that formula, with the side picked by a ``where`` on the primal (so
+# the branch taken at the kink is constant and differentiates to 0).
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
 def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
     neg = (jnp.expm1(jnp.where(input > 0, _zero(input), input) * _c(input_scale, input))
            * _c(alpha * scale, input))
     return jnp.where(input > 0, input * _c(scale, input), neg)
+
+
+@_elu.defjvp
+def _elu_jvp(alpha, scale, input_scale, primals, tangents):
+    (x,), (t,) = primals, tangents
+    neg = jnp.exp(jnp.where(x < 0, x, _zero(x)) * _c(input_scale, x))
+    d = jnp.where(x > 0, _c(scale, x), _c(alpha * scale * input_scale, x) * neg)
+    return _elu(x, alpha, scale, input_scale), t * d
 
 
 _act("elu", _elu, "input, alpha=1.0, scale=1.0, input_scale=1.0", "elu_cpu", "EluBackward0",
@@ -140,11 +159,22 @@ _act("hardswish", _hardswish, "input", "hardswish_cpu", "HardswishBackward0",
      lambda: _act_samples())
 
 
+@partial(jax.custom_jvp, nondiff_argnums=(1, 2))
 def _softplus(input, beta=1.0, threshold=20.0):
     b = _c(beta, input)
     z = input * b
     soft = jnp.log1p(jnp.exp(jnp.where(z > threshold, _zero(z), z))) / b
     return jnp.where(z > threshold, input, soft)
+
+
+@_softplus.defjvp
+def _softplus_jvp(beta, threshold, primals, tangents):
+    # Note [Activation derivatives at their kinks]
+    (x,), (t,) = primals, tangents
+    z = x * _c(beta, x)
+    thr = _c(threshold, x)
+    d = jnp.where(z > thr, jnp.ones((), x.dtype), jax.nn.sigmoid(jnp.where(z < thr, z, thr)))
+    return _softplus(x, beta, threshold), t * d
 
 
 _act("softplus", _softplus, "input, beta=1.0, threshold=20.0", "softplus_cpu",

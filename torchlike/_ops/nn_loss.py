@@ -16,7 +16,6 @@ method=False``); those PyTorch also exposes as ``torch.X`` / ``Tensor.X`` are bo
 
 from __future__ import annotations
 
-import math
 
 import jax
 import jax.numpy as jnp
@@ -43,21 +42,10 @@ def _reduce(loss, reduction: str):
 # ---------------------------------------------------------------------------
 # distances
 def pnorm(d, p, axis, keepdims=False):
-    """``norm(d, p, axis)`` with PyTorch's subgradient 0 where the norm is 0."""
-    a = _abs(d)
-    if p == math.inf:
-        return jnp.max(a, axis=axis, keepdims=keepdims)
-    if p == -math.inf:
-        return jnp.min(a, axis=axis, keepdims=keepdims)
-    if p == 0:
-        return jnp.sum((a != 0).astype(d.dtype), axis=axis, keepdims=keepdims)
-    if p == 1:
-        return jnp.sum(a, axis=axis, keepdims=keepdims)
-    s = jnp.sum(a * a if p == 2 else a ** p, axis=axis, keepdims=keepdims)
-    pos = s > 0
-    safe = jnp.where(pos, s, jnp.ones((), s.dtype))
-    r = jnp.sqrt(safe) if p == 2 else safe ** (1.0 / p)
-    return jnp.where(pos, r, jnp.zeros((), s.dtype))
+    """``norm(d, p, axis)`` with PyTorch's norm_backward (first and second order): the
+    one vector-norm kernel of ``_ops/reduction.py``."""
+    from .reduction import _vector_norm
+    return _vector_norm(d, float(p), (axis % d.ndim,), keepdims)
 
 
 def _pdist(input, p=2.0):

@@ -410,6 +410,14 @@ def _vector_norm_fwd(x, p, axes, keepdim):
 
 
 def _vector_norm_bwd(p, axes, keepdim, res, g):
+    x = res[0]
+    (gx,) = _norm_backward(p, axes, keepdim, res, g)
+    # PyTorch's formula gives the conjugate Wirtinger gradient; a JAX cotangent of a
+    # complex input is its conjugate
+    return (jnp.conj(gx),) if jnp.iscomplexobj(x) else (gx,)
+
+
+def _norm_backward(p, axes, keepdim, res, g):
     # PyTorch's norm_backward, case by case.
     x, norm = res
     axes_ = tuple(range(x.ndim)) if axes is None else axes

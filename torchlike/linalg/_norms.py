@@ -20,37 +20,11 @@ from ._factorize import _eigh_core
 
 # ---------------------------------------------------------------------------
 # norms
-def _safe_root(s, p):
-    zero = s == 0
-    safe = jnp.where(zero, 1, s)
-    return jnp.where(zero, 0, jnp.sqrt(safe) if p == 2 else safe ** (1.0 / p))
-
-
-def _abs(x):
-    from .._ops.elementwise import _abs as abs_
-    return abs_(x)
-
-
-def _abs2(x):
-    return jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x
-
-
 def _vector_norm_core(x, ord, axes, keepdim):
-    if ord == 2:
-        return _safe_root(jnp.sum(_abs2(x), axis=axes, keepdims=keepdim), 2)
-    a = _abs(x)   # PyTorch's gradient at 0: zero (jnp.abs gives one)
-    if math.isinf(ord):
-        red = jnp.max if ord > 0 else jnp.min
-        return red(a, axis=axes, keepdims=keepdim)
-    if ord == 0:
-        return jnp.sum((a != 0).astype(a.dtype), axis=axes, keepdims=keepdim)
-    if ord == 1:
-        return jnp.sum(a, axis=axes, keepdims=keepdim)
-    if ord < 0:
-        return jnp.sum(a ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    za = a == 0
-    powed = jnp.where(za, 0, jnp.where(za, 1, a) ** ord)
-    return _safe_root(jnp.sum(powed, axis=axes, keepdims=keepdim), ord)
+    # one implementation with ``torch.norm``: PyTorch's norm_backward, case by case, so
+    # first and second derivatives at zeros are PyTorch's (``_ops/reduction.py``)
+    from .._ops.reduction import _vector_norm as vector_norm_
+    return vector_norm_(x, float(ord), axes, keepdim)
 
 
 def _axes(ndim, dim):
@@ -95,7 +69,7 @@ _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 def _matrix_norm_core(A, ord, dim, keepdim):
     d0, d1 = (wrap_dim(d, A.ndim) for d in dim)
     if ord == "fro":
-        return _safe_root(jnp.sum(_abs2(A), axis=(d0, d1), keepdims=keepdim), 2)
+        return _vector_norm_core(A, 2, tuple(sorted((d0, d1))), keepdim)
     if ord in ("nuc", 2, -2):
         moved = jnp.moveaxis(A, (d0, d1), (-2, -1))
         s = jnp.linalg.svd(moved, compute_uv=False)
