@@ -259,3 +259,90 @@ def test_inplace_on_view_of_leaf_allowed():
         y[:2].mul_(x[:2])      # a view of a leaf that does not require grad
         return (w.tolist(), w.is_leaf, x.tolist(), x.is_leaf, y.requires_grad)
     assert parity(run) == ([[0., 2.], [1., 2.]], True, [3., 3., 1.], True, True)
+
+
+NO_GRAD_REBASED = ("RuntimeError", "A view was created in no_grad mode and its base or "
+                   "another view of its base has been modified inplace with grad mode enabled.")
+NO_GRAD_WRITTEN = ("RuntimeError", "A view was created in no_grad mode and is being "
+                   "modified inplace with grad mode enabled.")
+
+
+def _no_grad_view_cases(torch):
+    def base_gains_history():
+        a = torch.ones(4, requires_grad=True)
+        b = torch.zeros(4)
+        with torch.no_grad():
+            v = b[:2]
+        b.copy_(a * 2)
+        return v * 3
+
+    def base_with_history_written():
+        a = torch.ones(4, requires_grad=True)
+        b = a * 1
+        with torch.no_grad():
+            v = b[:2]
+        b.mul_(2)
+        return v * 3
+
+    def written_under_no_grad_then_used():
+        a = torch.ones(4, requires_grad=True)
+        b = a * 1
+        with torch.no_grad():
+            v = b[:2]
+            b.mul_(2)
+        return v.grad_fn
+
+    def view_written_with_history():
+        a = torch.ones(2, requires_grad=True)
+        b = torch.zeros(4)
+        with torch.no_grad():
+            v = b[:2]
+        v.copy_(a)
+
+    def view_of_history_written():
+        a = torch.ones(4, requires_grad=True)
+        b = a * 1
+        with torch.no_grad():
+            v = b[:2]
+        v.mul_(2)
+
+    return {"base_gains_history": (base_gains_history, NO_GRAD_REBASED),
+            "base_with_history_written": (base_with_history_written, NO_GRAD_REBASED),
+            "written_under_no_grad": (written_under_no_grad_then_used, NO_GRAD_REBASED),
+            "view_written_with_history": (view_written_with_history, NO_GRAD_WRITTEN),
+            "view_of_history_written": (view_of_history_written, NO_GRAD_WRITTEN)}
+
+
+@pytest.mark.parametrize("case", list(_no_grad_view_cases(None)))
+def test_view_made_under_no_grad_refuses_history(case):
+    """Note [Views made under no_grad] (torchlike/autograd/inplace.py)."""
+    def run(torch):
+        fn, _ = _no_grad_view_cases(torch)[case]
+        return err(fn)
+    got = parity(run)
+    assert got[0] == _no_grad_view_cases(None)[case][1][0]
+    assert got[1].startswith(_no_grad_view_cases(None)[case][1][1])
+
+
+def test_view_made_under_no_grad_allowed_uses():
+    def run(torch):
+        out = []
+        b = torch.zeros(4)                       # no history anywhere: allowed
+        with torch.no_grad():
+            v = b[:2]
+        b.add_(1)
+        v.mul_(2)
+        out.append(((v * 3).requires_grad, v.tolist()))
+        a = torch.ones(4, requires_grad=True)    # written under no_grad: no history
+        b = torch.zeros(4)
+        with torch.no_grad():
+            v = b[:2]
+            b.copy_(a * 2)
+        out.append(((v * 3).requires_grad, v.tolist()))
+        b = a * 1                                # requires grad like its base
+        with torch.no_grad():
+            v = b[:2]
+        out.append((v.requires_grad, v.grad_fn is None, v.is_leaf, (v * 3).requires_grad))
+        return out
+    assert parity(run) == [(False, [2.0, 2.0]), (False, [2.0, 2.0]),
+                           (True, True, True, True)]

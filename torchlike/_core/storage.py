@@ -38,7 +38,7 @@ class Storage:
     """
 
     # ``views``: the views made of a tensor over this storage while it did not require
-    # grad (a WeakValueDictionary by id, unset until the first one); Note [Views of a
+    # grad (a list of weak references, unset until the first one); Note [Views of a
     # base that gains history] in torchlike/autograd/inplace.py
     __slots__ = ("array", "gen", "uid", "dtype", "views", "__weakref__")
 

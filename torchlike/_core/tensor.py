@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import warnings
 import weakref
+from weakref import ref as _weakref
 
 import jax
 import jax.numpy as jnp
@@ -86,6 +87,8 @@ class Tensor:
 
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_direct", "_cache",
                  "_cache_gen", "_idx", "_vc", "_requires_grad", "_grad", "_grad_fn",
+                 # set only on a view made under no_grad (read with getattr)
+                 "_nograd_view",
                  "_retains_grad", "_hooks", "_post_acc_hooks", "_output_nr", "_base",
                  "_node_ref", "_attr_version", "__dict__", "__weakref__")
 
@@ -153,12 +156,21 @@ class Tensor:
         _init_autograd_fields(v, False)
         v._base = self if self._base is None else self._base
         v._attr_version = v._vc.v   # Note [Stale view history]
+        if not _grad_state.enabled:
+            # Note [Views made under no_grad] (autograd/inplace.py)
+            v._nograd_view = True
+            if self._requires_grad:
+                v._requires_grad = True
         if not self._requires_grad and (st.dtype.is_floating_point or st.dtype.is_complex):
             # Note [Views of a base that gains history] (autograd/inplace.py)
             vs = getattr(st, "views", None)
             if vs is None:
-                vs = st.views = weakref.WeakValueDictionary()
-            vs[id(v)] = v
+                st.views = [_weakref(v)]
+            else:
+                vs.append(_weakref(v))
+                n = len(vs)
+                if n >= 64 and not n & (n - 1):   # at powers of two: drop the dead
+                    vs[:] = [r for r in vs if r() is not None]
         return v
 
     # ------------------------------------------------------------------ value

@@ -29,6 +29,10 @@ def check_inplace_target(self: Tensor) -> None:
     """PyTorch's ``check_inplace``: with grad enabled, no in-place write to a leaf that
     requires grad, nor to a view of one (``w[0].fill_(0)``; ``w.detach()[0]``, ``w.data[0]``
     and writes under ``no_grad`` are allowed)."""
+    if (_grad_state.enabled and self._base is not None and self._base._requires_grad
+            and getattr(self, "_nograd_view", False)):
+        from ..autograd.inplace import NO_GRAD_VIEW_WRITTEN
+        raise RuntimeError(NO_GRAD_VIEW_WRITTEN)   # Note [Views made under no_grad]
     if _grad_state.enabled and self._requires_grad:
         base = self._base
         if base is not None and base._requires_grad and base._grad_fn is None:

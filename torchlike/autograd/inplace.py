@@ -45,6 +45,26 @@ def _move_retain(t: Tensor, old, new, old_nr: int) -> None:
         new._retain[t._output_nr] = weakref.ref(t)
 
 
+# Note [Views made under no_grad]
+# A view made while grad mode was off, whose base then gets history from an in-place op
+# with grad mode on, would read a history it was made to stay out of: PyTorch forbids
+# it (its CreationMeta::NO_GRAD_MODE), when the view's history is read anew and when the
+# view itself is written in place with grad mode on in a way autograd must record. Such
+# a view carries ``_nograd_view`` (a slot set only then). As in PyTorch, it requires grad
+# when its base does (ops on it are recorded, which is where its history is read).
+NO_GRAD_VIEW_ADVICE = (
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+    "clarify your code by moving both the view and the inplace either both inside the "
+    "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+    "want the inplace to be tracked).")
+NO_GRAD_VIEW_REBASED = (
+    "A view was created in no_grad mode and its base or another view of its base has been "
+    "modified inplace with grad mode enabled. " + NO_GRAD_VIEW_ADVICE)
+NO_GRAD_VIEW_WRITTEN = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode "
+    "enabled. " + NO_GRAD_VIEW_ADVICE)
+
+
 def regenerate_view_grad_fn(view: Tensor):
     """The ``grad_fn`` of ``view`` after its memory was written in place through its base
     or another view (Note [Stale view history] in tensor.py): as PyTorch, an
@@ -54,6 +74,8 @@ def regenerate_view_grad_fn(view: Tensor):
     old = view._grad_fn
     if old is None and not base._requires_grad:
         return None
+    if getattr(view, "_nograd_view", False):
+        raise RuntimeError(NO_GRAD_VIEW_REBASED)
     old_nr = view._output_nr
     try:
         size, stride, offset = _in_base_order(view, base)
@@ -106,7 +128,7 @@ def _move_saved(node, out: Tensor, target: Tensor) -> None:
 # is written in place with a value that does (``b = zeros(4); v = b[:2];
 # b.copy_(a * 2)``: ``v`` then has an ``AsStridedBackward0`` reading ``a * 2``, as in
 # PyTorch). So that the dispatcher records ops on such a view, the storage keeps a weak
-# map (by id) of the views made while their base did not require grad (floating and complex
+# list of weak references to the views made while their base did not require grad (floating and complex
 # ones only: others never get history), and the in-place op that gives the base
 # history marks them; their ``grad_fn`` is then made when read (Note [Stale view
 # history] in tensor.py). Views of a ``detach()`` alias have the alias as their base
@@ -117,16 +139,24 @@ def _views_gain_history(base: Tensor) -> None:
     views = getattr(base._storage, "views", None)
     if not views:
         return
-    for k, v in list(views.items()):
+    rest = []
+    for r in views:
+        v = r()
+        if v is None:
+            continue
         if v._base is base:
             v._requires_grad = True
-            del views[k]
+        else:
+            rest.append(r)
+    views[:] = rest
 
 
 def rebase_history(self: Tensor, out: Tensor) -> None:
     """Write ``out`` (which has a grad_fn) into ``self`` and move the history there."""
     from .._ops.dispatch import call_op
     base = self._base
+    if base is not None and getattr(self, "_nograd_view", False):
+        raise RuntimeError(NO_GRAD_VIEW_WRITTEN)   # Note [Views made under no_grad]
     old, old_nr = self._grad_fn, self._output_nr
     if base is None:
         self._set_value(out._value)
