@@ -218,3 +218,37 @@ def error_like_torch(case):
     assert type(info.value).__name__ == type(ref.value).__name__, (info.value, ref.value)
     assert normalize_error(str(info.value)) == str(ref.value)
     return info.value
+
+
+def parity(run, rtol=1e-5, atol=1e-6):
+    """``run(tl)`` (``run`` takes the framework module), compared with ``run(torch)``
+    where PyTorch is installed; returns torchlike's result."""
+    out = run(tl)
+    if HAVE_TORCH:
+        assert_same(out, run(torch), rtol=rtol, atol=atol)
+    return out
+
+
+def first_error(fn):
+    """(exception type name, first line of the message in PyTorch's spelling) of
+    ``fn()`` with warnings silenced, or None when it returns."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn()
+    except Exception as e:  # noqa: BLE001 - compared across frameworks
+        return type(e).__name__, normalize_error(str(e)).split("\n")[0]
+    return None
+
+
+def same_first_error(case, exc: type, text: str | None = None, exact: bool = True):
+    """``case(tl)`` raises ``exc`` (its message starting with ``text`` when given); with
+    PyTorch, ``case(torch)`` raises the same type and (``exact``) the same first line."""
+    got = first_error(lambda: case(tl))
+    assert got is not None and got[0] == exc.__name__, got
+    if text is not None:
+        assert got[1].startswith(text), got
+    if HAVE_TORCH:
+        ref = first_error(lambda: case(torch))
+        assert (ref == got) if exact else (ref is not None and ref[0] == got[0]), (ref, got)
+    return got

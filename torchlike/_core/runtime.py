@@ -78,6 +78,8 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "typename",
     "is_storage", "is_signed", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "get_default_device",
+    "set_default_device", "set_anomaly_enabled",
 ]
 
 # The environment XLA's client and compiler read when the backend started (Note [XLA's
@@ -447,3 +449,108 @@ def is_signed(input: Any) -> builtins.bool:
         raise TypeError("is_signed(): argument 'input' (position 1) must be Tensor, not "
                         f"{_tp_name(input)}")
     return input.is_signed()
+
+
+# ------------------------------------------------------------------ warnings, denormals
+_warn_always = [False]
+
+
+def _bool_flag(what: str, value: Any) -> builtins.bool:
+    if not isinstance(value, builtins.bool):
+        raise RuntimeError(f"{what} expects a bool, but got {_tp_name(value)}")
+    return value
+
+
+def set_warn_always(b: builtins.bool, /) -> None:
+    """Mirrors ``torch.set_warn_always(b)``: with True, warnings PyTorch gives once per
+    process are to be given every time; ``RuntimeError`` for a non-bool, as PyTorch.
+    torchlike's warnings are Python warnings, whose repetition Python's ``warnings``
+    filters decide; the flag is recorded and reported by :func:`is_warn_always_enabled`."""
+    _warn_always[0] = _bool_flag("setWarnOnlyOnce", b)
+
+
+def is_warn_always_enabled() -> builtins.bool:
+    """Mirrors ``torch.is_warn_always_enabled``: the flag :func:`set_warn_always` set."""
+    return _warn_always[0]
+
+
+def set_flush_denormal(mode: builtins.bool) -> builtins.bool:
+    """Mirrors ``torch.set_flush_denormal(mode)``, which returns whether the CPU's flush
+    denormal mode could be set as asked.
+
+    XLA's CPU backend always flushes denormal floats to zero (float64 too; README,
+    "Differences from PyTorch"), and has no switch to keep them. So ``True`` returns True
+    (the mode is on) and ``False`` returns False (it cannot be turned off, the answer
+    PyTorch gives where the mode cannot be configured); nothing changes either way.
+    ``RuntimeError`` for a non-bool, as PyTorch.
+
+    Example::
+
+        >>> torchlike.set_flush_denormal(True)
+        True
+    """
+    return _bool_flag("flush_denormal", mode)
+
+
+# ---------------------------------------------------------------------- default device
+# Note [The global default device]
+# ``with torchlike.device(d):`` pushes ``d`` on ``_default_device_stack``, which the
+# factories read (its top; CPU when empty). ``set_default_device`` keeps its device at
+# the bottom of that stack, so a ``with`` block still wins inside it, as PyTorch's device
+# context does over its global default.
+_global_default: list = [None]
+
+
+def set_default_device(device: Any) -> None:
+    """Mirrors ``torch.set_default_device(device)``: the factories (``zeros``, ``tensor``,
+    ``randn``, ...) called without ``device=`` make their tensors there; ``None`` goes back
+    to the CPU. A device that is not there (``'cuda'`` without an accelerator, or a type
+    torchlike does not run on) is refused at once, with the error ``Tensor.cuda()``
+    gives, where PyTorch fails at the next factory call.
+
+    Example::
+
+        >>> torchlike.set_default_device("cpu")
+        >>> torchlike.get_default_device()
+        device(type='cpu')
+        >>> torchlike.set_default_device(None)
+    """
+    from .device import _default_device_stack, device as Device, jax_device
+    new = None
+    if device is not None:
+        new = Device(device)   # a fresh object: the stack entry is found by identity
+        jax_device(new)
+    old = _global_default[0]
+    for i, d in enumerate(_default_device_stack):
+        if d is old:
+            del _default_device_stack[i]
+            break
+    if new is not None:
+        _default_device_stack.insert(0, new)
+    _global_default[0] = new
+
+
+def get_default_device() -> Any:
+    """Mirrors ``torch.get_default_device``: the device of ``with torchlike.device(...)``
+    innermost, else the one :func:`set_default_device` set, else the CPU; without an
+    index, the device a tensor made there lands on (``'cuda'`` gives ``cuda:0``)."""
+    from .device import CPU, _default_device_stack, from_jax_device, jax_device
+    if not _default_device_stack:
+        return CPU
+    d = _default_device_stack[-1]
+    return d if d.index is not None else from_jax_device(jax_device(d))
+
+
+# ---------------------------------------------------------------------------- anomaly
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
+    """Mirrors ``torch.set_anomaly_enabled(enabled, check_nan=True)``: turns autograd's
+    anomaly detection on or off (``torchlike.autograd.set_detect_anomaly`` without the
+    context manager), with PyTorch's ``TypeError`` for non-bool arguments."""
+    if not isinstance(enabled, builtins.bool):
+        raise TypeError("set_anomaly_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {_tp_name(enabled)}")
+    if not isinstance(check_nan, builtins.bool):
+        raise TypeError("set_anomaly_enabled(): argument 'check_nan' must be bool, not "
+                        f"{_tp_name(check_nan)}")
+    from ..autograd.graph import _anomaly
+    _anomaly.enabled, _anomaly.check_nan = enabled, check_nan

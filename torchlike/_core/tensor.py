@@ -629,7 +629,9 @@ class Tensor:
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        new = type(self).__new__(type(self))
+        # object.__new__: a subclass's own __new__ may need arguments (one that returns
+        # ``Tensor._make_subclass(cls, data)``); PyTorch rebuilds it without calling it too
+        new = object.__new__(type(self))
         Tensor._init_from_array(new, jnp.array(self._value, copy=True),
                                 self._requires_grad)
         if self.grad_fn is not None:
@@ -760,7 +762,7 @@ _LEGACY_NAMES = {
 
 
 def _rebuild_tensor(cls, arr, requires_grad, state):
-    t = cls.__new__(cls)
+    t = object.__new__(cls)   # as in __deepcopy__: a subclass's __new__ is not called
     Tensor._init_from_array(t, jnp.asarray(arr), requires_grad)
     t.__dict__.update(state)
     return t

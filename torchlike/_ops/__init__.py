@@ -31,6 +31,8 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     splitting,
     statistics,
     strided,
+    tensor_surface,
+    torch_level,
     view_scatter,
     views,
 )

@@ -365,7 +365,7 @@ _SELF_BACKWARD: dict = {
         "nll_loss", "multilabel_margin_loss", "multi_margin_loss", "max_pool1d",
         "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
         "max_pool3d_with_indices", "adaptive_max_pool1d", "adaptive_max_pool2d",
-        "adaptive_max_pool3d",
+        "adaptive_max_pool3d", "convolution", "native_layer_norm",
         # norms: PyTorch's formulas read the input through ``sgn`` for p = 1 and infinity
         "norm", "linalg_vector_norm", "linalg_norm", "linalg_matrix_norm", "cdist",
         "pairwise_distance")),
