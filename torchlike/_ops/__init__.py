@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     linalg,
     nn_activation,
     nn_conv,
+    nn_fractional,
     nn_loss,
     nn_norm,
     nn_pool,

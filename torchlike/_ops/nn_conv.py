@@ -91,7 +91,7 @@ def _conv_check(nd: int, transposed: bool):
             raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input "
                                f"to {opname}, but got input of size: {shape_str(input.shape)}")
         if weight.dim() != nd + 2:
-            raise RuntimeError(f"weight should have at least three dimensions" if weight.dim() < 3
+            raise RuntimeError("weight should have at least three dimensions" if weight.dim() < 3
                                else f"Expected {nd + 2}-dimensional weight for {nd + 2}-"
                                f"dimensional input, but got {weight.dim()}-dimensional "
                                f"weight of size {shape_str(weight.shape)} instead")

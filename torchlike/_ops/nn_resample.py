@@ -1,25 +1,43 @@
-"""nn kernels: resampling (``upsample`` for ``F.interpolate``), padding
-(``constant_pad_nd``, reflection, replication and circular padding), pixel shuffle and
-unshuffle, and grid sampling (``grid_sampler``, ``affine_grid_generator``), declared in
-the op table.
+"""nn kernels: resampling (``upsample`` for ``F.interpolate``, antialiased or not),
+padding (``constant_pad_nd``, reflection, replication and circular padding), pixel
+shuffle and unshuffle, channel shuffle, and grid sampling (``grid_sampler``,
+``affine_grid_generator``), declared in the op table.
 
 Those PyTorch exposes as ``torch.X`` (``constant_pad_nd``, ``pixel_shuffle``,
-``grid_sampler``...) are public functions; the kernels PyTorch keeps in ``torch._C._nn``
-(``upsample_bilinear2d``, ``reflection_pad2d``...) are declared with ``function=False,
-method=False`` and reached through ``torchlike.nn.functional``."""
+``channel_shuffle``, ``grid_sampler``...) are public functions; the kernels PyTorch keeps
+in ``torch._C._nn`` (``upsample_bilinear2d``, ``reflection_pad2d``...) are declared with
+``function=False, method=False`` and reached through ``torchlike.nn.functional``.
+
+# Note [Antialiased resampling]
+# ``interpolate(..., antialias=True)`` (bilinear, bicubic) is PyTorch's separable
+# ``_upsample_*2d_aa``: each output position ``k`` of a dim averages the inputs within
+# ``support`` of its centre ``scale * (k + 0.5)``, weighted by the triangle (bilinear) or
+# Keys' cubic with a = -0.5 (bicubic) stretched by ``scale`` when downsampling, and
+# normalised to sum to one. ``align_corners`` only changes ``scale``. The weights depend
+# on sizes alone, so they are computed on the host in the op's float type, step by step
+# as PyTorch's ``_compute_weights_aa`` rounds them, and the resampling is a sum of
+# weighted gathers, the last dim first. PyTorch's forward leaves a dim whose size does not
+# change alone while its backward resamples it (not the identity when a scale_factor such
+# as 1.1 kept the size); a custom VJP gives both.
+"""
 
 from __future__ import annotations
 
 import itertools
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
 from .._core.xla import matmul_precision
 from ._common import shape_str
+from .elementwise_common import checks, tensors_only
+from .histogram import _no_derivative
 from .samples import S, arr
 from .spec import OpSpec, register
+from .view_scatter import _int_arg
+from .views import normalize_args
 
 __all__: list = []
 
@@ -71,17 +89,59 @@ def _taps(mode: str, i: int, o: int, scale, align_corners: bool, dt):
     return [(i0, l0), (i1, l1)]
 
 
-def upsample(x, output_size, mode, align_corners, scales):
+def _aa_filter(mode: str, x, dt):
+    """PyTorch's antialias filters: the triangle, and Keys' cubic with a = -0.5."""
+    x = np.abs(x).astype(dt)
+    if mode == "linear_aa":
+        return np.where(x < 1, (dt(1) - x).astype(dt), dt(0)).astype(dt)
+    a = dt(-0.5)
+    c1 = ((a + dt(2)) * x - (a + dt(3))) * x * x + dt(1)
+    c2 = ((a * x - dt(5) * a) * x + dt(8) * a) * x - dt(4) * a
+    return np.where(x < 1, c1, np.where(x < 2, c2, dt(0))).astype(dt)
+
+
+def _aa_taps(mode: str, i: int, o: int, scale, align_corners: bool, dt):
+    """PyTorch's ``_compute_index_ranges_weights`` with ``antialias=True`` (Note
+    [Antialiased resampling]): per tap, (source index, weight) arrays over the outputs."""
+    s = _scale(i, o, scale, align_corners, dt)
+    interp = 2 if mode == "linear_aa" else 4
+    support = dt(interp * 0.5 * float(s)) if s >= 1 else dt(interp * 0.5)
+    ntaps = int(np.ceil(support)) * 2 + 1
+    invscale = dt(1.0 / float(s)) if s >= 1 else dt(1)
+    center = (float(s) * (np.arange(o) + 0.5)).astype(dt)
+    xmin = np.maximum((center - support).astype(np.float64) + 0.5, 0).astype(np.int64)
+    xmax = np.minimum(((center + support).astype(np.float64) + 0.5).astype(np.int64), i)
+    xsize = np.clip(xmax - xmin, 0, ntaps)
+    j = np.arange(ntaps)[None, :]
+    used = j < xsize[:, None]
+    pos = (j + xmin[:, None]).astype(dt)
+    arg = (((pos - center[:, None]).astype(dt).astype(np.float64) + 0.5)
+           * float(invscale)).astype(dt)
+    w = np.where(used, _aa_filter(mode, arg, dt), dt(0)).astype(dt)
+    total = np.zeros(o, dt)
+    for t in range(ntaps):   # in order, as PyTorch sums them
+        total = (total + w[:, t]).astype(dt)
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, dt(1), total)[:, None],
+                 w).astype(dt)
+    idx = np.where(used, j + xmin[:, None], np.minimum(xmin, i - 1)[:, None])
+    return [(idx[:, t], w[:, t]) for t in range(ntaps)]
+
+
+def _resample(x, output_size, mode, align_corners, scales, skip_equal: bool):
     nd = len(output_size)
     dt = np.float64 if x.dtype == jnp.float64 else np.float32
-    for j, o in enumerate(output_size):
+    aa = mode.endswith("_aa")
+    # the antialiased kernels resample the last dim first
+    for j in (reversed(range(nd)) if aa else range(nd)):
+        o = output_size[j]
         ax = x.ndim - nd + j
         i = x.shape[ax]
         sc = scales[j] if scales else None
-        if o == i and mode in ("nearest", "nearest-exact") and not sc:
+        if o == i and (skip_equal or (mode in ("nearest", "nearest-exact") and not sc)):
             continue
         acc = None
-        for idx, w in _taps(mode, i, o, sc, bool(align_corners), dt):
+        taps = (_aa_taps if aa else _taps)(mode, i, o, sc, bool(align_corners), dt)
+        for idx, w in taps:
             term = jnp.take(x, jnp.asarray(idx), axis=ax)
             if w is not None:
                 term = term * jnp.asarray(w.reshape((-1,) + (1,) * (x.ndim - ax - 1)), x.dtype)
@@ -90,23 +150,62 @@ def upsample(x, output_size, mode, align_corners, scales):
     return x
 
 
+def _is_identity(taps, n: int) -> bool:
+    return all(np.array_equal(w, (idx == np.arange(n)).astype(w.dtype)) for idx, w in taps)
+
+
+def upsample(x, output_size, mode, align_corners, scales):
+    if not mode.endswith("_aa"):
+        return _resample(x, output_size, mode, align_corners, scales, False)
+    # Note [Antialiased resampling]: a dim of unchanged size is skipped forward only
+    nd = len(output_size)
+    dt = np.float64 if x.dtype == jnp.float64 else np.float32
+    same = [j for j in range(nd) if output_size[j] == x.shape[x.ndim - nd + j]]
+    if all(_is_identity(_aa_taps(mode, output_size[j], output_size[j],
+                                 scales[j] if scales else None, bool(align_corners), dt),
+                        output_size[j]) for j in same):
+        return _resample(x, output_size, mode, align_corners, scales, True)
+
+    def forward(v):
+        return _resample(v, output_size, mode, align_corners, scales, True)
+
+    def full(v):
+        return _resample(v, output_size, mode, align_corners, scales, False)
+
+    transpose = jax.linear_transpose(full, jax.ShapeDtypeStruct(x.shape, x.dtype))
+    resample = jax.custom_vjp(forward)
+    resample.defvjp(lambda v: (forward(v), None), lambda _, ct: transpose(ct))
+    return resample(x)
+
+
 _UP_NAMES = {"nearest": "UpsampleNearest{}DBackward0",
              "nearest-exact": "UpsampleNearestExact{}DBackward0",
              "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-             "cubic": "UpsampleBicubic2DBackward0", "trilinear": "UpsampleTrilinear3DBackward0"}
+             "cubic": "UpsampleBicubic2DBackward0", "trilinear": "UpsampleTrilinear3DBackward0",
+             "linear_aa": "UpsampleBilinear2DAaBackward0",
+             "cubic_aa": "UpsampleBicubic2DAaBackward0"}
 
 
 def _upsample_name(input, output_size, mode, align_corners=None, scales=None):
     return _UP_NAMES[mode].format(len(output_size))
 
 
+def _upsample_check(input, output_size, mode, align_corners=None, scales=None):
+    if mode.endswith("_aa") and input.dtype.name not in ("float32", "float64"):
+        from .bind import dtype_short_name
+        raise NotImplementedError('"compute_index_ranges_weights" not implemented for '
+                                  f"'{dtype_short_name(input.dtype)}'")
+
+
 register(OpSpec("upsample", lambda input, output_size, mode, align_corners, scales:
-                upsample(input, output_size, "cubic" if mode == "cubic" else
-                         ("linear" if mode in ("linear", "bilinear", "trilinear") else mode),
+                upsample(input, output_size, "linear" if mode in ("linear", "bilinear",
+                                                                  "trilinear") else mode,
                          align_corners, scales),
                 "input, output_size, mode, align_corners=None, scales=None", promote="none",
-                method=False, function=False, grad_name=_upsample_name,
-                doc="The ``torch._C._nn.upsample_*`` kernels, one op with a static mode."))
+                method=False, function=False, grad_name=_upsample_name, check=_upsample_check,
+                doc="The ``torch._C._nn.upsample_*`` kernels, one op with a static mode "
+                    "(``linear_aa``/``cubic_aa``: ``_upsample_bilinear2d_aa``/"
+                    "``_upsample_bicubic2d_aa``, float32 and float64 only)."))
 
 
 # ---------------------------------------------------------------------------
@@ -354,6 +453,59 @@ register(OpSpec("pixel_unshuffle", _pixel_unshuffle, "input, downscale_factor", 
 
 
 # ---------------------------------------------------------------------------
+# channel shuffle
+def _channel_shuffle(input, groups):
+    """(N, g*k, *) -> (N, k*g, *): channel ``j*g + i`` of the result is channel ``i*k + j``
+    of ``input`` (PyTorch's view as (N, g, k, -1), swap, view back)."""
+    n, c = input.shape[:2]
+    x = input.reshape((n, groups, c // groups, int(np.prod(input.shape[2:]))))
+    return jnp.swapaxes(x, 1, 2).reshape(input.shape)
+
+
+_NATIVE_SHUFFLE_ND = _no_derivative("native_channel_shuffle")
+
+
+def _native_channel_shuffle(input, groups):
+    return _NATIVE_SHUFFLE_ND(lax.stop_gradient(_channel_shuffle(input, groups)), (input,))
+
+
+def _channel_shuffle_check(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {shape_str(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+
+
+def _channel_shuffle_samples():
+    return [S(arr(2, 6, 3, 4), 3), S(arr(1, 6, 5), 2), S(arr(2, 4, 2, 2, 2), 4),
+            S(arr(3, 5, 2), 1), S(arr(2, 6, 3, dtype="int64"), 3, grad=False),
+            S(arr(0, 6, 2), 2)]
+
+
+for _name, _fn, _gname in (
+        ("channel_shuffle", _channel_shuffle, "ChannelShuffleBackward0"),
+        ("native_channel_shuffle", _native_channel_shuffle, "torch::autograd::NotImplemented")):
+    register(OpSpec(_name, _fn, "input, groups", promote="none", method=False, saves=False,
+                    grad_name=_gname,
+                    check=checks(tensors_only(_name, ("input",), (0,)), _channel_shuffle_check),
+                    samples=_channel_shuffle_samples if _name == "channel_shuffle" else (
+                        lambda: [S(arr(2, 6, 3, 4), 3, grad=False),
+                                 S(arr(2, 6, 3, dtype="int64"), 2, grad=False)]),
+                    doc=f"Mirrors ``torch.{_name}``: split the channels (dim 1) into "
+                        "``groups`` groups and interleave them."
+                        + (" As in PyTorch, it has no derivative: backward through it raises "
+                           "\"derivative for aten::native_channel_shuffle is not "
+                           "implemented\"." if _name.startswith("native") else "")))
+    normalize_args(_name, groups=_int_arg(_name, "groups", 1))
+
+
+# ---------------------------------------------------------------------------
 # grid sampling
 def _unnormalize(coord, size: int, align_corners: bool):
     if align_corners:
@@ -372,14 +524,32 @@ def _reflect(coord, twice_low: int, twice_high: int):
     return jnp.where(jnp.fmod(flips, 2) == 0, extra + mn, span - extra + mn)
 
 
-def _source_index(coord, size: int, padding_mode: int, align_corners: bool):
-    c = _unnormalize(coord, size, align_corners)
+def _pad_coord(c, size: int, padding_mode: int, align_corners: bool):
+    """PyTorch's ``compute_coordinates``: border clips, reflection reflects then clips."""
     if padding_mode == 1:
         c = jnp.clip(c, 0, size - 1)
     elif padding_mode == 2:
         c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
         c = jnp.clip(c, 0, size - 1)
     return c
+
+
+def _source_index(coord, size: int, padding_mode: int, align_corners: bool):
+    return _pad_coord(_unnormalize(coord, size, align_corners), size, padding_mode,
+                      align_corners)
+
+
+def _cubic_coeffs(t):
+    """PyTorch's ``get_cubic_upsample_coefficients`` (A = -0.75) at offsets t+1, t, 1-t,
+    2-t, in the dtype of ``t``."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def grid_sample(x, grid, mode: int, padding_mode: int, align_corners: bool):
@@ -389,8 +559,12 @@ def grid_sample(x, grid, mode: int, padding_mode: int, align_corners: bool):
     insz = x.shape[2:]
     out_sp = grid.shape[1:-1]
     # grid's last axis lists (x, y, z): the last spatial dim first
-    coords = [_source_index(grid[..., nd - 1 - j], insz[j], padding_mode, align_corners)
-              for j in range(nd)]
+    if mode == 2:
+        coords = [_unnormalize(grid[..., nd - 1 - j], insz[j], align_corners)
+                  for j in range(nd)]
+    else:
+        coords = [_source_index(grid[..., nd - 1 - j], insz[j], padding_mode, align_corners)
+                  for j in range(nd)]
     flat = x.reshape(n, c, -1)
     strides = [int(np.prod(insz[j + 1:], dtype=np.int64)) for j in range(nd)]
 
@@ -409,6 +583,19 @@ def grid_sample(x, grid, mode: int, padding_mode: int, align_corners: bool):
         v, ok = gather([jnp.round(ci).astype(jnp.int64) for ci in coords])
         return jnp.where(ok, v, jnp.zeros((), x.dtype))
     lo = [jnp.floor(ci) for ci in coords]
+    if mode == 2:  # bicubic, 2-D only: the padding applies to each of the 4x4 taps
+        cy, cx = (_cubic_coeffs(coords[j] - lo[j]) for j in range(2))
+        tap = [[_pad_coord(lo[j] + (m - 1), insz[j], padding_mode, align_corners)
+                .astype(jnp.int64) for m in range(4)] for j in range(2)]
+        out = None
+        for r in range(4):   # along x in each of 4 rows, then along y, as PyTorch
+            row = None
+            for m in range(4):
+                v, ok = gather([tap[0][r], tap[1][m]])
+                term = jnp.where(ok, v, jnp.zeros((), x.dtype)) * cx[m][:, None]
+                row = term if row is None else row + term
+            out = cy[r][:, None] * row if out is None else out + cy[r][:, None] * row
+        return out
     out = jnp.zeros((n, c) + tuple(out_sp), x.dtype)
     for corner in itertools.product((0, 1), repeat=nd):
         idx = [(lo[j] + corner[j]).astype(jnp.int64) for j in range(nd)]
@@ -422,26 +609,32 @@ def grid_sample(x, grid, mode: int, padding_mode: int, align_corners: bool):
 
 
 def _grid_check(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() not in (4, 5) or grid.dim() != input.dim():
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
-                           f"of dimensions, but got input with sizes {shape_str(input.shape)} "
-                           f"and grid with sizes {shape_str(grid.shape)}")
+    """PyTorch's checks, in its order: batch size, grid's last dim, empty spatial dims,
+    the number of dims, bicubic in 3-D, then the dtypes."""
+    sizes = (f"but got input with sizes {shape_str(input.shape)} and grid with sizes "
+             f"{shape_str(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"{sizes}")
     nd = input.dim() - 2
     if grid.shape[-1] != nd:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
                            f"but got grid with sizes {shape_str(grid.shape)}")
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
-                           f"but got input with sizes {shape_str(input.shape)} and grid with "
-                           f"sizes {shape_str(grid.shape)}")
-    if input.dtype != grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but "
-                           f"input has {input.dtype} and grid has {grid.dtype}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {shape_str(input.shape)} with "
+                               f"dimension {i} being empty")
+    want = 4 if input.dim() == 4 else 5
+    if input.dim() != want or grid.dim() != want:
+        raise RuntimeError(f"grid_sampler(): expected {want}D input and grid with same number "
+                           f"of dimensions, {sizes}")
     if interpolation_mode == 2 and nd == 3:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if interpolation_mode == 2:
-        raise NotImplementedError("grid_sample: mode='bicubic' is not supported by torchlike "
-                                  "yet; use 'bilinear' or 'nearest'")
+    if input.dtype != grid.dtype:
+        from .nn_loss import _long
+        raise RuntimeError(f"expected scalar type {_long(input.dtype)} but found "
+                           f"{_long(grid.dtype)}")
 
 
 register(OpSpec("grid_sampler", grid_sample,
@@ -460,9 +653,15 @@ register(OpSpec("grid_sampler", grid_sample,
                       rtol=1e-4, atol=1e-5),
                     S(arr(2, 2, 4, 4), arr(2, 3, 3, 2, low=-1.1, high=1.1), 1, 0, False),
                     S(arr(1, 2, 3, 4, 4), arr(1, 2, 3, 2, 3, low=-1.1, high=1.1), 0, 0, False,
-                      rtol=1e-4, atol=1e-5)],
-                doc="Mirrors ``torch.grid_sampler`` (modes 0 bilinear, 1 nearest; padding "
-                    "0 zeros, 1 border, 2 reflection). Bicubic is not supported."))
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(2, 2, 5, 6), arr(2, 3, 4, 2, low=-1.3, high=1.3), 2, 0, False,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(1, 2, 4, 5), arr(1, 3, 3, 2, low=-1.6, high=1.6), 2, 1, True,
+                      rtol=1e-4, atol=1e-5),
+                    S(arr(1, 2, 4, 5, dtype="float64"), arr(1, 3, 3, 2, low=-2.5, high=2.5,
+                                                            dtype="float64"), 2, 2, False)],
+                doc="Mirrors ``torch.grid_sampler`` (modes 0 bilinear, 1 nearest, 2 bicubic "
+                    "(4-D only); padding 0 zeros, 1 border, 2 reflection)."))
 
 
 def _base_grid(size: int, align_corners: bool, dt):

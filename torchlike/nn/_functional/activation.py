@@ -1,4 +1,5 @@
-"""``torch.nn.functional`` activations, softmax family, distances and ``one_hot``.
+"""``torch.nn.functional`` activations, softmax family (with ``gumbel_softmax``),
+distances and ``one_hot``.
 
 Each function mirrors the ``torch.nn.functional`` function of the same name (signature,
 defaults, warnings, errors, autograd node names). Kernels live in ``_ops/nn_activation.py``
@@ -16,15 +17,19 @@ import warnings
 
 from ... import _ops  # noqa: F401  (declares the table)
 from ..._core import dtype as _dt
+from ..._core.dtype_info import finfo
 from ..._core.tensor import Tensor
-from ..._ops.bind import check_inplace_target, inplace_apply
+from ..._ops.bind import check_inplace_target, dtype_short_name, inplace_apply
+from ..._ops.creation import zeros_like
 from ..._ops.dispatch import call_op
 from ..._ops.nn_common import host, is_traced
+from ..._ops.random import rand
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "prelu", "rrelu", "rrelu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
            "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus",
-           "softsign", "softmax", "softmin", "log_softmax", "threshold", "threshold_", "glu",
+           "softsign", "softmax", "softmin", "log_softmax", "gumbel_softmax", "threshold",
+           "threshold_", "glu",
            "tanhshrink", "softshrink", "hardshrink", "logsigmoid", "normalize",
            "cosine_similarity", "pairwise_distance", "pdist", "one_hot"]
 
@@ -251,6 +256,39 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return call_op("log_softmax", input, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """Mirrors ``torch.nn.functional.gumbel_softmax``: ``softmax((logits + g) / tau)``
+    with ``g`` standard Gumbel noise (``-log`` of exponential samples). With ``hard=True``
+    the result is the one-hot of each row's argmax, differentiated as the soft sample
+    (``y_hard - y_soft.detach() + y_soft``). ``eps`` is deprecated and ignored (a warning).
+
+    The noise comes from the default torchlike generator, one fresh draw per call
+    (reproducible after ``torchlike.manual_seed``, also in compiled code); its values
+    differ from PyTorch's (another generator), and an exponential sample that rounds to
+    zero is raised to the smallest normal number so the noise stays finite.
+
+    >>> import torchlike as torch, torchlike.nn.functional as F
+    >>> F.gumbel_softmax(torch.zeros(2, 3), hard=True).sum(-1)
+    tensor([1., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    if not logits.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability "
+                           "distribution. dtype must be a floating point but you specified "
+                           f"{dtype_short_name(logits.dtype)}")
+    u = rand(logits.shape, dtype=logits.dtype, device=logits.device)
+    exponential = u.neg().log1p().neg().clamp_min(finfo(logits.dtype).tiny)
+    gumbels = (logits + exponential.log().neg()) / tau   # ~Gumbel(logits, tau)
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 # ---------------------------------------------------------------------------

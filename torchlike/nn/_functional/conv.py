@@ -1,5 +1,5 @@
-"""``torch.nn.functional`` convolution, pooling, resampling, padding, pixel shuffle,
-fold/unfold and grid sampling.
+"""``torch.nn.functional`` convolution, pooling, resampling, padding, pixel and channel
+shuffle, fold/unfold and grid sampling.
 
 Each function mirrors the ``torch.nn.functional`` function of the same name (signature,
 defaults, errors, autograd node names). Kernels live in ``_ops/nn_conv.py``,
@@ -7,8 +7,11 @@ defaults, errors, autograd node names). Kernels live in ``_ops/nn_conv.py``,
 PyTorch exposes as ``torch.X`` (``conv2d``, ``max_pool2d``, ``avg_pool1d``,
 ``pixel_shuffle``...) are the same table ops.
 
-Differences from PyTorch: ``interpolate(..., antialias=True)``, ``mode='lanczos'`` and
-``grid_sample(mode='bicubic')`` raise ``NotImplementedError``.
+Differences from PyTorch: ``interpolate(..., mode='lanczos')`` and
+``interpolate(..., antialias=True)`` of ``uint8`` images (PyTorch's fixed-point kernel)
+raise ``NotImplementedError``. With ``antialias=True`` and an output width of 1, PyTorch's
+CPU kernel copies the first output row into every row; torchlike resamples each row (as
+PyTorch does for the transposed image).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
-           "pixel_shuffle", "pixel_unshuffle", "pad", "unfold", "fold", "grid_sample",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+           "pad", "unfold", "fold", "grid_sample",
            "affine_grid"]
 
 _Size = Union[int, Sequence[int]]
@@ -367,7 +371,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     """Mirrors ``torch.nn.functional.interpolate`` for modes ``nearest``,
     ``nearest-exact``, ``linear``, ``bilinear``, ``bicubic``, ``trilinear`` and ``area``,
     with ``size`` or ``scale_factor``, ``align_corners`` and ``recompute_scale_factor``.
-    ``antialias=True`` and ``lanczos`` are not supported (``NotImplementedError``)."""
+    ``antialias=True`` (bilinear and bicubic, 4-D float32/float64 input) is PyTorch's
+    separable antialiased kernel (see Note [Antialiased resampling] in
+    ``_ops/nn_resample.py``); for ``uint8`` input it raises ``NotImplementedError``, as
+    does ``mode='lanczos'``. Where PyTorch's CPU antialias kernel gives every row the first
+    row's value (an output width of 1), torchlike resamples each row.
+
+    >>> import torchlike as torch, torchlike.nn.functional as F
+    >>> x = torch.arange(16.).reshape(1, 1, 4, 4)
+    >>> F.interpolate(x, size=2, mode='bilinear', antialias=True)
+    tensor([[[[ 3.5714,  5.1429],
+              [ 9.8571, 11.4286]]]])
+    """
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -418,9 +433,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if antialias or mode == "lanczos":
-        raise NotImplementedError("interpolate: antialias=True and mode='lanczos' are not "
-                                  "supported by torchlike")
+    if mode == "lanczos":
+        raise NotImplementedError("interpolate: mode='lanczos' is not supported by torchlike")
+    if antialias and input.dtype.name == "uint8":
+        raise NotImplementedError("interpolate: antialias=True is not supported by torchlike "
+                                  "for uint8 input (PyTorch uses a fixed-point kernel); "
+                                  "convert to float32 first")
     if output_size is None:
         output_size = [int(math.floor(input.shape[i + 2] * scale_factors[i]))
                        for i in range(dim)]
@@ -437,12 +455,15 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](
             input, output_size)
-    for o in output_size:
-        if o <= 0:
-            raise RuntimeError(f"Input and output sizes should be greater than 0, but got "
-                               f"input ({', '.join(map(str, input.shape[2:]))}) and output "
-                               f"({', '.join(map(str, output_size))})")
+    if any(o <= 0 for o in output_size):
+        def sizes(v):
+            return ", ".join(f"{a}: {n}" for a, n in zip("DHW"[3 - dim:], v))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({sizes(input.shape[2:])}){' and' if dim == 1 else ''} output "
+                           f"({sizes(output_size)})")
     kmode = "cubic" if mode == "bicubic" else mode
+    if antialias:
+        kmode = "linear_aa" if mode == "bilinear" else "cubic_aa"
     return call_op("upsample", input, output_size, kmode,
                    align_corners if mode not in ("nearest", "nearest-exact") else None,
                    scale_factors)
@@ -482,6 +503,23 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """Mirrors ``torch.nn.functional.pixel_unshuffle``: the inverse of ``pixel_shuffle``."""
     return call_op("pixel_unshuffle", input, downscale_factor)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Mirrors ``torch.nn.functional.channel_shuffle`` (``torch.channel_shuffle``):
+    (N, g*k, *) -> (N, k*g, *), channel ``j*g + i`` taken from channel ``i*k + j``.
+
+    >>> import torchlike as torch, torchlike.nn.functional as F
+    >>> F.channel_shuffle(torch.arange(4.).reshape(1, 4, 1), 2).flatten().tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    return call_op("channel_shuffle", input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Mirrors ``torch.nn.functional.native_channel_shuffle``: as ``channel_shuffle``, but
+    without a derivative (backward through it raises, as in PyTorch)."""
+    return call_op("native_channel_shuffle", input, groups)
 
 
 # ---------------------------------------------------------------------------
@@ -544,17 +582,14 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: Optional[bool] = None) -> Tensor:
     """Mirrors ``torch.nn.functional.grid_sample`` for 4-D and 5-D inputs, modes
-    ``'bilinear'`` and ``'nearest'``, padding ``'zeros'``, ``'border'``, ``'reflection'``.
-    ``mode='bicubic'`` raises ``NotImplementedError``."""
+    ``'bilinear'``, ``'nearest'`` and ``'bicubic'`` (4-D only), padding ``'zeros'``,
+    ``'border'``, ``'reflection'``."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if mode == "bicubic" and input.dim() != 4:
-        raise ValueError("nn.functional.grid_sample(): bicubic interpolation only supports "
-                         "4D input")
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False

@@ -2,7 +2,9 @@
 
 from . import module  # noqa: F401  (nn.modules.module.register_module_forward_hook etc.)
 from .activation import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403

@@ -1,6 +1,6 @@
 """Pooling layers mirroring ``torch.nn.MaxPool*``, ``MaxUnpool*``, ``AvgPool*``,
-``AdaptiveAvgPool*``, ``AdaptiveMaxPool*`` and ``LPPool*`` (arguments stored and
-printed exactly as PyTorch's)."""
+``AdaptiveAvgPool*``, ``AdaptiveMaxPool*``, ``FractionalMaxPool2d``/``3d`` and
+``LPPool*`` (arguments stored and printed exactly as PyTorch's)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .module import Module
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
            "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "LPPool1d", "LPPool2d", "LPPool3d"]
+           "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d"]
 
 _Size = Union[int, Sequence[int]]
 
@@ -226,6 +226,61 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _nd = 2
+
+    def __init__(self, kernel_size: _Size, output_size: Optional[_Size] = None,
+                 output_ratio=None, return_indices: bool = False,
+                 _random_samples: Optional[Tensor] = None) -> None:
+        super().__init__()
+        n = self._nd
+        name = type(self).__name__
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None:
+            if not all(0 < self.output_ratio[j] < 1 for j in range(n)):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Mirrors ``torch.nn.FractionalMaxPool2d(kernel_size, output_size=None,
+    output_ratio=None, return_indices=False, _random_samples=None)``; input (N, C, H, W)
+    or (C, H, W). ``_random_samples`` (N, C, 2), when given, is a buffer (in the state
+    dict, as in PyTorch) and fixes the pooling windows; otherwise each call draws new
+    ones from the default torchlike generator.
+
+    >>> import torchlike as torch, torchlike.nn as nn
+    >>> nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))(torch.randn(1, 2, 10, 8)).shape
+    torchlike.Size([1, 2, 5, 4])
+    """
+
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Mirrors ``torch.nn.FractionalMaxPool3d``; input (N, C, T, H, W) or (C, T, H, W),
+    ``_random_samples`` (N, C, 3)."""
+
+    _nd = 3
 
 
 class _LPPoolNd(Module):
