@@ -125,10 +125,30 @@ def _buffer_add(a, b):
     return _tensor_of(_add_arrays(a._value, b._value))
 
 
+_inputs_given: list = []   # per running backward pass (nested ones too): given ``inputs``?
+
+
+def backward_has_inputs() -> bool:
+    """Whether the innermost running backward pass was given ``inputs``
+    (``autograd.grad``, ``backward(inputs=...)``); a reentrant checkpoint refuses those,
+    as in PyTorch."""
+    return bool(_inputs_given) and _inputs_given[-1]
+
+
 def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
                  inputs=None, accumulate: bool = True, _fast=_UNKEYED) -> list:
     """Core of backward()/grad(). Returns the gradients captured for ``inputs``.
     ``_fast``: what ``_fast_backward`` answered for these arguments, if it was asked."""
+    _inputs_given.append(bool(inputs))
+    try:
+        return _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                             accumulate, _fast)
+    finally:
+        _inputs_given.pop()
+
+
+def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate,
+                  _fast) -> list:
     fast = None if _fast is _UNKEYED else _fast
     if _fast is _UNKEYED and not inputs and not create_graph and not _anomaly.enabled:
         fast = _fusion._fast_backward(outputs, [None if g is None else g._value

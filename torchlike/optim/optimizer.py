@@ -27,6 +27,7 @@ from .._core.grad_mode import enable_grad, no_grad
 from .._compile import _tracing
 from .._core.tensor import Tensor
 from ..nn.modules.module import RemovableHandle
+from ..nn.parameter import is_lazy, uninitialized_use_error
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -499,6 +500,8 @@ def _zeros_like(p: Tensor) -> Tensor:
 
 
 def _full_like(p: Tensor, value: float) -> Tensor:
+    if is_lazy(p):   # a lazy module's parameter before its first forward has no shape
+        raise uninitialized_use_error(type(p), "full_like")
     # on the parameter's device, as PyTorch's ``zeros_like`` (Note [Made arrays follow
     # their tensor])
     return Tensor._wrap(jnp.full_like(p._storage.array, value, p.dtype.np, shape=p._shape))

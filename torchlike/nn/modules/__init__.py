@@ -12,6 +12,7 @@ from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Module

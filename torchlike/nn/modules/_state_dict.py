@@ -17,7 +17,7 @@ from typing import Any
 from ..._compile import _tracing
 from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -104,11 +104,15 @@ class _ModuleStateDict:
                                       "torch.Tensor or Tensor-like object from checkpoint but "
                                       f"received {type(input_param)}")
                     continue
+                # an uninitialized (lazy) entry has no shape to compare: a lazy module's
+                # load pre-hook materialized what it could, and loading an uninitialized
+                # entry into an initialized module raises reading its shape, as in PyTorch
+                is_param_lazy = is_lazy(param)
                 # loading a 1-element 1-D tensor into a 0-D one (checkpoints from 0.3)
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and \
-                        input_param.shape[0] == 1:
+                if not is_param_lazy and len(param.shape) == 0 and \
+                        len(input_param.shape) == 1 and input_param.shape[0] == 1:
                     input_param = input_param[0]
-                if input_param.shape != param.shape:
+                if not is_param_lazy and input_param.shape != param.shape:
                     error_msgs.append(
                         f"size mismatch for {key}: copying a param with shape "
                         f"{_torch_size(input_param.shape)} from checkpoint, the shape in current "

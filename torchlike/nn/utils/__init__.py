@@ -8,3 +8,14 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 from . import parametrizations, parametrize  # noqa: E402,F401
 from .weight_norm import (remove_spectral_norm, remove_weight_norm,  # noqa: E402
                           spectral_norm, weight_norm)
+from . import fusion, stateless  # noqa: E402
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights,  # noqa: E402
+                     fuse_linear_bn_eval, fuse_linear_bn_weights)
+from .init import skip_init  # noqa: E402
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+           "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "weight_norm",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "skip_init", "fusion", "stateless", "parametrizations",
+           "parametrize", "rnn", "clip_grad", "convert_parameters"]

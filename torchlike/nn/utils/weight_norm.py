@@ -8,8 +8,8 @@ import warnings
 
 from ..._core.grad_mode import no_grad
 from ..modules.module import Module
-from ..parameter import Parameter
-from .parametrizations import _norm_except_dim, _weight_norm
+from ..parameter import Parameter, UninitializedParameter
+from .parametrizations import _default_dim, _norm_except_dim, _weight_norm, _weight_to_matrix
 
 __all__ = ["weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
@@ -79,10 +79,7 @@ class SpectralNorm:
         self.n_power_iterations = n_power_iterations
 
     def reshape_weight_to_matrix(self, weight):
-        if self.dim != 0:
-            perm = [self.dim] + [d for d in range(weight.dim()) if d != self.dim]
-            weight = weight.permute(*perm)
-        return weight.reshape(weight.size(0), -1)
+        return _weight_to_matrix(weight, self.dim)
 
     def compute_weight(self, module, do_power_iteration: bool):
         import torchlike
@@ -108,8 +105,18 @@ class SpectralNorm:
     def apply(module, name, n_power_iterations, dim, eps) -> "SpectralNorm":
         import torchlike
         F = torchlike.nn.functional
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, SpectralNorm) and hook.name == name:
+                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "
+                                   f"parameter {name}")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
+        if weight is None:
+            raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError("The module passed to `SpectralNorm` can't have uninitialized "
+                             "parameters. Make sure to run the dummy forward before applying "
+                             "spectral normalization")
         with no_grad():
             weight_mat = fn.reshape_weight_to_matrix(weight)
             h, w = weight_mat.size()
@@ -138,8 +145,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     """Mirrors the hook-based ``torch.nn.utils.spectral_norm``. Difference: the initial
     ``u``/``v`` vectors come from torchlike's generator."""
     if dim is None:
-        dim = 1 if type(module).__name__ in ("ConvTranspose1d", "ConvTranspose2d",
-                                             "ConvTranspose3d") else 0
+        dim = _default_dim(module)
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
