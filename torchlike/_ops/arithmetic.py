@@ -359,6 +359,8 @@ binary("atan2", _atan2, promote="float", aliases=("arctan2",), tensor_only=True,
 binary("hypot", _hypot, promote="float", tensor_only=True,
        check=reject(("complex", "int", "bool"), "hypot_cpu", args=(0, 1)),
        samples=lambda: _binary_samples(ints=False, scalars=False))
+
+
 @jax.custom_jvp
 def _logaddexp_real(a, b):
     return jnp.logaddexp(a, b)
@@ -399,11 +401,6 @@ binary("logaddexp2", _logaddexp2, promote="float", inplace=False, tensor_only=Tr
 
 
 def _no_complex_minmax(name):
-    return reject("complex", msg=f"{name} not implemented for complex tensors.",
-                  exc=RuntimeError, args=(0, 1))
-
-
-def _fmax_check(name):
     return reject("complex", msg=f"{name} not implemented for complex tensors.",
                   exc=RuntimeError, args=(0, 1))
 
@@ -470,9 +467,9 @@ binary("maximum", _maximum, inplace=False, tensor_only=True,
 binary("minimum", _minimum, inplace=False, tensor_only=True,
        check=_no_complex_minmax("minimum"), samples=_minmax_samples)
 binary("fmax", _fmax, inplace=False, tensor_only=True,
-       check=_fmax_check("fmax"), samples=_minmax_samples)
+       check=_no_complex_minmax("fmax"), samples=_minmax_samples)
 binary("fmin", _fmin, inplace=False, tensor_only=True,
-       check=_fmax_check("fmin"), samples=_minmax_samples)
+       check=_no_complex_minmax("fmin"), samples=_minmax_samples)
 binary("copysign", _copysign, promote="float", tensor_only="first",
        check=reject("complex", "copysign_cpu", args=(0, 1)),
        samples=lambda: _binary_samples())

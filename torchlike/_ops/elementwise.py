@@ -80,6 +80,13 @@ def _abs_real_jvp(primals, tangents):
     return _abs_real(x), t * _sgn_real(x)   # abs: grad * self.sgn()
 
 
+def _inv_nonzero(a):
+    """``1 / a``, 0 where ``a == 0``: a derivative formula's ``masked_fill_(a == 0, 0)``
+    on the primal side, so a tangent scaled by it stays finite while the mask's own
+    derivative at 0 is NaN, as PyTorch's double backward of the formula."""
+    return jnp.where(a == 0, jnp.zeros((), a.dtype), 1 / a)
+
+
 @jax.custom_jvp
 def _sgn_complex(z):
     return jnp.sign(z)
@@ -92,13 +99,6 @@ def _sgn_complex_jvp(primals, tangents):
     (z,), (t,) = primals, tangents
     s = _sgn_complex(z)
     return s, (t - s * jnp.real(jnp.conj(s) * t)) * _inv_nonzero(jnp.abs(z)).astype(z.dtype)
-
-
-def _inv_nonzero(a):
-    """``1 / a``, 0 where ``a == 0``: a derivative formula's ``masked_fill_(a == 0, 0)``
-    on the primal side, so a tangent scaled by it stays finite while the mask's own
-    derivative at 0 is NaN, as PyTorch's double backward of the formula."""
-    return jnp.where(a == 0, jnp.zeros((), a.dtype), 1 / a)
 
 
 @jax.custom_jvp
@@ -122,7 +122,7 @@ def _abs(x):
 
 
 def _sgn(x):
-    """PyTorch's sgn: ``_sgn_real`` below for real numbers; ``z / |z|`` (0 at 0) with
+    """PyTorch's sgn: ``_sgn_real`` for real numbers; ``z / |z|`` (0 at 0) with
     PyTorch's gradient for complex ones."""
     return _sgn_complex(x) if jnp.iscomplexobj(x) else _sgn_real(x)
 

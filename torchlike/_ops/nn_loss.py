@@ -25,6 +25,7 @@ from .._core import dtype as _dt
 from ._common import check_broadcast, shape_str
 from .elementwise import _abs, _logit
 from .nn_common import _c, _float_only, _float_promoted, _title, _zero, host, is_traced
+from .reduction import _vector_norm
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -44,7 +45,6 @@ def _reduce(loss, reduction: str):
 def pnorm(d, p, axis, keepdims=False):
     """``norm(d, p, axis)`` with PyTorch's norm_backward (first and second order): the
     one vector-norm kernel of ``_ops/reduction.py``."""
-    from .reduction import _vector_norm
     return _vector_norm(d, float(p), (axis % d.ndim,), keepdims)
 
 

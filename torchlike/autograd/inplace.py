@@ -127,9 +127,9 @@ def _move_saved(node, out: Tensor, target: Tensor) -> None:
 # A view made while its base did not require grad reads its history anew once the base
 # is written in place with a value that does (``b = zeros(4); v = b[:2];
 # b.copy_(a * 2)``: ``v`` then has an ``AsStridedBackward0`` reading ``a * 2``, as in
-# PyTorch). So that the dispatcher records ops on such a view, the storage keeps a weak
-# list of weak references to the views made while their base did not require grad (floating and complex
-# ones only: others never get history), and the in-place op that gives the base
+# PyTorch). So that the dispatcher records ops on such a view, the storage keeps weak
+# references to the views made while their base did not require grad (floating and
+# complex ones only: others never get history), and the in-place op that gives the base
 # history marks them; their ``grad_fn`` is then made when read (Note [Stale view
 # history] in tensor.py). Views of a ``detach()`` alias have the alias as their base
 # and are left alone, as in PyTorch.

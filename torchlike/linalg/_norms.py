@@ -13,6 +13,7 @@ from .._core import dtype as _dt
 from .._core.tensor import wrap_dim
 from .._ops._common import broadcast_shapes_or_raise
 from .._ops.linalg import check_float, check_square, dtype_title
+from .._ops.reduction import _vector_norm as _norm_kernel
 from .._ops.samples import S, arr
 from ._common import _default_tols, _linalg, _sq
 from ._factorize import _eigh_core
@@ -23,8 +24,7 @@ from ._factorize import _eigh_core
 def _vector_norm_core(x, ord, axes, keepdim):
     # one implementation with ``torch.norm``: PyTorch's norm_backward, case by case, so
     # first and second derivatives at zeros are PyTorch's (``_ops/reduction.py``)
-    from .._ops.reduction import _vector_norm as vector_norm_
-    return vector_norm_(x, float(ord), axes, keepdim)
+    return _norm_kernel(x, float(ord), axes, keepdim)
 
 
 def _axes(ndim, dim):
