@@ -572,9 +572,21 @@ register(OpSpec(
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
+# Note [embedding_bag and scale_grad_by_freq]
+# For modes sum and mean, each looked-up row's gradient is divided by the number of times
+# its index occurs in the whole ``indices`` (padding entries and entries outside every bag
+# included), as ``torch.embedding``'s backward, PyTorch's CUDA embedding_bag backward and
+# the documentation do. PyTorch's CPU embedding_bag backward instead divides the k-th
+# distinct index's gradient by the count of ``sorted(indices)[k]`` (it indexes its counts
+# with the loop counter), which equals the documented scale only when those counts agree
+# (e.g. every index occurs equally often); torchlike keeps the documented scale there.
+# Mode max ignores the flag (both PyTorch kernels do; ``F.embedding_bag`` refuses it).
+
 
 def _embedding_bag(weight, indices, offsets, per_sample_weights, scale_grad_by_freq, mode,
                    include_last_offset, padding_idx):
+    """``torch.embedding_bag``'s output; gradient scaling as in Note [embedding_bag and
+    scale_grad_by_freq]."""
     n = indices.shape[0]
     nbags = offsets.shape[0] - (1 if include_last_offset else 0)
     seg = jnp.searchsorted(offsets, jnp.arange(n), side="right") - 1
@@ -582,7 +594,7 @@ def _embedding_bag(weight, indices, offsets, per_sample_weights, scale_grad_by_f
     if padding_idx is not None and padding_idx >= 0:
         valid = valid & (indices != padding_idx)
     seg = jnp.where(valid, seg, nbags)          # invalid entries go to a dropped bag
-    rows = _gather_rows(weight, indices, None, scale_grad_by_freq)
+    rows = _gather_rows(weight, indices, None, scale_grad_by_freq and mode != 2)
     if mode == 2:
         neg = jnp.asarray(-jnp.inf, weight.dtype)
         m = jax.ops.segment_max(jnp.where(valid[:, None], rows, neg), seg, nbags + 1)[:nbags]
@@ -639,7 +651,9 @@ register(OpSpec(
     method=False, function=False, grad_name="EmbeddingBagBackward0",
     check=_embedding_bag_check,
     doc="Kernel of ``torch.nn.functional.embedding_bag`` (the output only; ``mode`` is "
-        "0 sum, 1 mean, 2 max).", samples=lambda: []))
+        "0 sum, 1 mean, 2 max). ``scale_grad_by_freq`` divides each row's gradient by its "
+        "index's count in ``indices`` for sum and mean, and is ignored for max.",
+    samples=lambda: []))
 
 
 # ---------------------------------------------------------------------------

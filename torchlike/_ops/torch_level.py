@@ -385,9 +385,12 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     each index (empty on its fast path, a sum over float32/float16/bfloat16 weights
     without padding), ``bag_size`` the non-padding count per bag (zeros for a sum),
     ``max_indices`` the index chosen per bag and column for a max (``bag_size`` for a
-    mean, zeros for a sum).
+    mean, zeros for a sum). ``scale_grad_by_freq`` is ignored for a max, as PyTorch.
 
-    Difference: ``sparse=True`` raises ``NotImplementedError`` (no sparse gradients)."""
+    Differences: ``sparse=True`` raises ``NotImplementedError`` (no sparse gradients);
+    ``scale_grad_by_freq`` divides each row's gradient by its own index's count, as
+    PyTorch's CUDA kernel (see Note [embedding_bag and scale_grad_by_freq] in
+    ``nn_norm.py``)."""
     for name, pos, t in (("weight", 1, weight), ("indices", 2, indices),
                          ("offsets", 3, offsets)):
         _tensor_arg("embedding_bag", name, pos, t)

@@ -1,8 +1,12 @@
 """``torch.nn.functional.embedding`` and ``embedding_bag`` (kernels in
 ``_ops/nn_norm.py``).
 
-Difference from PyTorch: ``sparse=True`` is refused (torchlike has no sparse gradient
-tensors); the dense gradient is what ``sparse=False`` gives.
+Differences from PyTorch: ``sparse=True`` is refused (torchlike has no sparse gradient
+tensors); the dense gradient is what ``sparse=False`` gives. With
+``scale_grad_by_freq=True``, ``embedding_bag`` (modes sum and mean) divides each row's
+gradient by its own index's count in ``input``, as PyTorch's CUDA kernel and ``embedding``
+do; PyTorch's CPU kernel can divide by another index's count (see Note [embedding_bag and
+scale_grad_by_freq] in ``_ops/nn_norm.py``).
 """
 
 from __future__ import annotations
@@ -65,7 +69,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     """Mirrors ``torch.nn.functional.embedding_bag``: sums, means or maxima of bags of
     embeddings. A 2-D ``input`` is a batch of equal-length bags; a 1-D one is cut at
     ``offsets``. ``per_sample_weights`` (mode ``'sum'`` only) weight each looked-up row;
-    entries equal to ``padding_idx`` are left out (and out of the mean's count)."""
+    entries equal to ``padding_idx`` are left out (and out of the mean's count).
+    ``scale_grad_by_freq`` divides each row's gradient by its index's count in ``input``
+    (refused for ``'max'``, as PyTorch)."""
     if weight.dtype is _dt.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "

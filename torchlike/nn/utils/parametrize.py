@@ -6,11 +6,19 @@
 # subclass whose ``tensor_name`` is a property computing ``parametrization(original)``;
 # the original tensor moves to ``module.parametrizations[tensor_name].original`` so
 # ``state_dict`` keys are PyTorch's (``parametrizations.weight.original``).
+# Pickling such a module raises PyTorch's error; ``copy.deepcopy`` works (the generated
+# class gets PyTorch's default ``__deepcopy__``), and the copy shares the generated class.
+
+Difference from PyTorch: inside ``cached()`` the cache is keyed by the module the
+property is read from, so a deep copy computes its own tensor; PyTorch keys it by the
+module the parametrization was registered on and hands a copy the original's tensor.
 """
 
 from __future__ import annotations
 
+import copyreg
 from contextlib import contextmanager
+from copy import deepcopy
 
 from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
@@ -116,13 +124,41 @@ class ParametrizationList(ModuleList):
         return x
 
 
+_SERIALIZATION_ERROR = (
+    "Serialization of parametrized modules is only supported through state_dict(). See:\n"
+    "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+    "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+
+
+def _default_deepcopy(self: Module, memo: dict) -> Module:
+    """Mirrors PyTorch's ``default_deepcopy`` for parametrized classes: the standard
+    ``copy.deepcopy`` procedure (new instance of the same class, deep-copied ``__dict__``
+    and slots), which never calls the ``__getstate__`` that forbids pickling."""
+    obj = memo.get(id(self), None)
+    if obj is not None:
+        return obj
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(self.__class__):  # type: ignore[attr-defined]
+        if hasattr(self, slot):
+            setattr(replica, slot, deepcopy(getattr(self, slot), memo))
+    return replica
+
+
 def _inject_new_class(module: Module) -> None:
+    """Swap ``module``'s class for a ``Parametrized<Class>`` subclass, as PyTorch does:
+    pickling raises (only ``state_dict()`` serializes a parametrized module), while
+    ``copy.deepcopy`` still works through ``__deepcopy__``."""
     cls = module.__class__
 
     def getstate(self):
-        raise RuntimeError("Serialization of parametrized modules is only supported through "
-                           "state_dict().")
-    param_cls = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+        raise RuntimeError(_SERIALIZATION_ERROR)
+
+    dct: dict = {"__getstate__": getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        dct["__deepcopy__"] = _default_deepcopy
+    param_cls = type(f"Parametrized{cls.__name__}", (cls,), dct)
     module.__class__ = param_cls
 
 
@@ -130,7 +166,7 @@ def _inject_property(module: Module, tensor_name: str) -> None:
     def get_parametrized(self) -> Tensor:
         parametrization = self.parametrizations[tensor_name]
         if _cache_enabled:
-            key = (id(module), tensor_name)
+            key = (id(self), tensor_name)
             tensor = _cache.get(key)
             if tensor is None:
                 tensor = parametrization()
