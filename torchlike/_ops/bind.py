@@ -9,6 +9,8 @@ from .._core.storage import INFERENCE_INPLACE_ERROR
 from .._core.tensor import Tensor
 from .dispatch import _plan_of, dispatch, prepare
 from .entries import plain_entry
+from .out_param import RULES as OUT_RULES
+from .out_param import install as install_out
 from .spec import OPS, OpSpec
 from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
@@ -209,6 +211,8 @@ def bind_all() -> None:
         if spec.binder is None:
             prepare(spec)
         fname = spec.name if spec.function is True else spec.function
+        if fname in OUT_RULES and not spec.extra.get("out"):
+            install_out(spec, fname)   # Note [out= of table functions]
         if fname:
             f = _make_function(spec, fname)
             spec.api = f

@@ -36,8 +36,8 @@ from .._core import dtype as _dt
 from .._core.grad_mode import is_grad_enabled, no_grad
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
-from ._common import warn_at_caller
 from .bind import dtype_short_name, inplace_apply
+from .out_param import resize_out
 from .complex_ops import _view_as_complex_check, _view_as_real_check
 from .dispatch import _plan_of, call_op
 from .elementwise_common import tensors_only
@@ -107,21 +107,10 @@ register(OpSpec(
 # the result is not one of PyTorch's inputs: no edge for it
 OPS["_copy_out_no_derivative"].extra["_edge_info"] = (0, 1, 1)
 
-_RESIZE_WARNING = (
-    "An output with one or more elements was resized since it had shape {old}, which does "
-    "not match the required output shape {new}. This behavior is deprecated, and in a "
-    "future PyTorch release outputs will not be resized unless they have zero elements. "
-    "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-    "with t.resize_(0).")
-
 # PyTorch's names of the ``out=`` kernels of the ops returning several tensors
 _LIST_OUT_KERNEL = {"split_copy": "split_copy_Tensor_out()",
                     "split_with_sizes_copy": "split_with_sizes_copy_out",
                     "unbind_copy": "unbind_copy_int_out"}
-
-
-def _shape_list(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 _NARROW_DTYPE = ("Expected self.dtype() == output.dtype() to be true, but got false.  (Could "
@@ -137,11 +126,7 @@ def _write_out(name: str, out: Tensor, res: Tensor, input) -> Tensor:
             raise RuntimeError(_NARROW_DTYPE)
         raise RuntimeError(f"Expected out tensor to have dtype {_cpp(res.dtype)}, but got "
                            f"{_cpp(out.dtype)} instead")
-    if out._shape != res._shape:
-        if out.numel() and name != "narrow_copy":
-            warn_at_caller(_RESIZE_WARNING.format(old=_shape_list(out._shape),
-                                                  new=_shape_list(res._shape)))
-        out.resize_(res._shape)
+    resize_out(out, res._shape, warn=name != "narrow_copy")
     tracked = isinstance(input, Tensor) and input._requires_grad
     if is_grad_enabled() and (tracked or out._requires_grad):
         res = call_op("_copy_out_no_derivative", res, input, out, name)
@@ -152,6 +137,7 @@ def _with_out(name: str, several: bool = False) -> None:
     """Give ``torchlike.<name>`` PyTorch's ``out=`` keyword (Note [out= of the copy
     variants]); the Tensor method (``narrow_copy``) has none, as in PyTorch."""
     spec = OPS[name]
+    spec.extra["out"] = True   # not the general out= (Note [out= of table functions])
     plan = _plan_of(spec)
     inner = plan.run
 
