@@ -1,0 +1,82 @@
+"""float16/bfloat16 ``addmm``, ``addmv``, ``baddbmm``, ``addbmm`` and ``addr`` round as
+PyTorch's CPU kernels do (Note [Half-precision add*-products]): bit for bit equal to
+PyTorch; without PyTorch, equal to the float32 computation rounded where PyTorch
+rounds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+
+from ._parity import HAVE_TORCH, torch
+
+RNG = np.random.default_rng(0)
+
+
+def _mk(*shape):
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+CASES = {
+    "addmm": (_mk(4, 8), _mk(4, 3000), _mk(3000, 8)),
+    "addmv": (_mk(4), _mk(4, 3000), _mk(3000)),
+    "baddbmm": (_mk(2, 4, 8), _mk(2, 4, 3000), _mk(2, 3000, 8)),
+    "addbmm": (_mk(4, 8), _mk(3, 4, 1000), _mk(3, 1000, 8)),
+    "addr": (_mk(40, 80), _mk(40), _mk(80)),
+}
+SCALES = [{}, {"beta": 0.5, "alpha": 3.0}, {"beta": 0}]
+
+
+def _as(m, a, dt):
+    return m.tensor(a).to(getattr(m, dt))
+
+
+def _reference(name, arrs, dt, kw):
+    """What PyTorch's kernels compute, in NumPy: float32 products, rounded to ``dt``
+    once (per batch for ``addbmm``; per step for ``addr``)."""
+    import ml_dtypes
+    h = np.float16 if dt == "float16" else ml_dtypes.bfloat16
+    r = lambda x: np.asarray(x, np.float32).astype(h).astype(np.float32)  # noqa: E731
+    i, a, b = (r(x) for x in arrs)
+    beta, alpha = kw.get("beta", 1), kw.get("alpha", 1)
+    if name == "addr":
+        prod = r(r(np.float32(alpha) * a)[:, None] * b[None, :])
+        return r(prod + r(beta * i)) if beta else prod
+    if name == "addbmm":
+        out = i if beta else np.zeros((a.shape[1], b.shape[2]), np.float32)
+        for k in range(a.shape[0]):
+            bk = (beta if k == 0 else 1)
+            out = r(alpha * (a[k] @ b[k]) + (bk * out if bk else 0))
+        return out
+    prod = a @ b
+    return r(alpha * prod + (beta * i if beta else 0))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("k", range(len(SCALES)))
+def test_rounded_as_pytorch(name, dt, k):
+    kw = SCALES[k]
+    arrs = CASES[name]
+    got = getattr(tl, name)(*[_as(tl, a, dt) for a in arrs], **kw)
+    assert got.dtype == getattr(tl, dt)
+    got = np.asarray(got.float())
+    if HAVE_TORCH:
+        ref = getattr(torch, name)(*[_as(torch, a, dt) for a in arrs], **kw).float().numpy()
+        np.testing.assert_array_equal(got, ref)
+    # NumPy's and XLA's float32 products may sum in another order: an ulp of ``dt`` apart
+    ulp = 2.0 ** -10 if dt == "float16" else 2.0 ** -7
+    np.testing.assert_allclose(got, _reference(name, arrs, dt, kw), rtol=ulp, atol=ulp)
+
+
+def test_half_addbmm_gradient_matches_float32():
+    a, b = _mk(3, 2, 5), _mk(3, 5, 4)
+    x = tl.tensor(a).half().requires_grad_()
+    y = tl.tensor(b).half().requires_grad_()
+    tl.addbmm(tl.zeros(2, 4).half(), x, y).float().sum().backward()
+    xf, yf = tl.tensor(a).requires_grad_(), tl.tensor(b).requires_grad_()
+    tl.addbmm(tl.zeros(2, 4), xf, yf).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad.float()), np.asarray(xf.grad), atol=1e-2)
+    np.testing.assert_allclose(np.asarray(y.grad.float()), np.asarray(yf.grad), atol=1e-2)
