@@ -498,6 +498,9 @@ def test_errors_like_torch(i):
     error_like_torch(ERRORS[i])
 
 
-def test_out_is_refused():
-    with pytest.raises(NotImplementedError, match="out= is not supported"):
-        tl.linalg.lu_factor_ex(tl.eye(2), out=(tl.empty(2, 2),))
+def test_out_of_the_wrong_length_is_refused():
+    """Three results, one out tensor: refused before anything is written."""
+    o = tl.full((2, 2), 5.0)
+    with pytest.raises(RuntimeError, match="expected 3 out tensors, got 1"):
+        tl.linalg.lu_factor_ex(tl.eye(2), out=(o,))
+    assert o.tolist() == [[5.0, 5.0], [5.0, 5.0]]

@@ -421,8 +421,6 @@ def _tensordot(a, b, dims=2, out=None):
 
 
 def _tensordot_check(a, b, dims=2, out=None):
-    if out is not None:
-        raise NotImplementedError("torchlike.tensordot: out= is not supported")
     if isinstance(dims, Tensor):
         raise TypeError("torchlike.tensordot: pass dims as an int or a pair of lists, not a "
                         "tensor (dims.tolist())")
@@ -437,7 +435,7 @@ def _tensordot_check(a, b, dims=2, out=None):
 
 
 register(OpSpec(
-    "tensordot", _tensordot, "a, b, dims=2, out=None", tensor_args=("a", "b"),
+    "tensordot", _tensordot, "a, b, dims=2", tensor_args=("a", "b"),
     promote="none", method=False, check=_tensordot_check,
     samples=lambda: [S(arr(2, 3, 4), arr(3, 4, 5)), S(arr(2, 3), arr(3, 4), dims=1),
                      S(arr(2, 3, 4), arr(4, 3, 5), dims=[[1, 2], [1, 0]]),

@@ -32,6 +32,12 @@
 #   sees them), its version counter moves, and ``out`` itself is returned (a
 #   ``torchlike.return_types.<name>_out`` of the outputs for ops with named results).
 #
+# ``torchlike.linalg``'s functions take ``out`` the same way; the ones that are another
+# op's second public function (``linalg.inv`` of ``inverse``) are installed with that
+# function (``install(..., api=)``), so ``Tensor.inverse(out=)`` still refuses it, as in
+# PyTorch. ``svd`` and ``lu``, written in Python, use the same checks (``outs_of``,
+# ``refuse_grad``, ``write_all``).
+#
 # Which functions take ``out`` and their rule were read off PyTorch 2.13 by calling each
 # table function over its sample inputs with and without ``out``; tests/test_out_param.py
 # checks the list and the rules against PyTorch the same way. Some calls reach another
@@ -92,9 +98,18 @@ for _rule, _fns in {
         squeeze_copy t_copy take take_along_dim tensordot topk transpose_copy
         triangular_solve tril triu unfold_copy unsqueeze_copy vdot view_as_complex_copy
         view_as_real_copy view_copy""",
+    # torchlike.linalg (composites of other ops cast, as their last op does)
+    "linalg": """linalg.cholesky linalg.cholesky_ex linalg.cross linalg.det linalg.eigh
+        linalg.eigvalsh linalg.inv linalg.inv_ex linalg.ldl_factor linalg.ldl_factor_ex
+        linalg.ldl_solve linalg.lu linalg.lu_factor linalg.lu_factor_ex linalg.lu_solve
+        linalg.matmul linalg.matrix_norm linalg.matrix_power linalg.multi_dot linalg.norm
+        linalg.qr linalg.slogdet linalg.solve linalg.solve_ex linalg.solve_triangular
+        linalg.svd linalg.svdvals linalg.vecdot linalg.vector_norm""",
+    "linalg-cast": """linalg.cond linalg.eig linalg.eigvals linalg.householder_product
+        linalg.lstsq linalg.matrix_rank linalg.pinv linalg.tensorinv linalg.tensorsolve""",
 }.items():
     for _f in _names(_fns):
-        RULES[_f] = _rule
+        RULES[_f] = {"linalg": "exact", "linalg-cast": "multicast"}.get(_rule, _rule)
 
 
 def _given(p: str):
@@ -189,23 +204,39 @@ def _requires_grad(values) -> bool:
     return False
 
 
-def install(spec: OpSpec, name: str) -> None:
-    """Give ``torchlike.<name>`` (the function of ``spec``) PyTorch's ``out=`` (Note
-    [out= of table functions]); call before the table is bound."""
+def install(spec: OpSpec, name: str, api=None) -> None:
+    """Give ``torchlike.<name>`` (the function of ``spec``, or ``api`` when it is another
+    public function of the op, as ``torchlike.linalg.inv`` of ``inverse``) PyTorch's
+    ``out=`` (Note [out= of table functions]); for the table's functions, call before
+    the table is bound."""
     from .dispatch import _plan_of
-    from ..return_types import make
+    table = spec.extra.get("out_apis")
+    if table is None:
+        table = spec.extra["out_apis"] = {}
+        plan = _plan_of(spec)
+        plan.run = _out_runner(spec, plan.run, table)
     rule = RULES[name]
     if rule == "dtype" and "dtype" not in spec.params:
         rule = "cast"
-    plan = _plan_of(spec)
-    inner = plan.run
-    refused = _REFUSED.get(name)
-    rule_of = _RULE_OF.get(name)
+    table[api] = (name.rsplit(".", 1)[-1], rule)
+
+
+def _out_runner(spec: OpSpec, inner, table: dict):
+    """``inner`` (the op's dispatch function) with ``out=`` for the public functions in
+    ``table`` (function -> (name, rule); None stands for ``spec.api``)."""
     index = {p: i for i, p in enumerate(spec.params)}
 
     def run(api, args, kwargs):
-        if "out" not in kwargs or api is not spec.api:
+        if "out" not in kwargs:
             return inner(api, args, kwargs)
+        got = table.get(api)
+        if got is None:
+            if api is not spec.api or None not in table:
+                return inner(api, args, kwargs)
+            got = table[None]
+        name, rule = got
+        refused = _REFUSED.get(name)
+        rule_of = _RULE_OF.get(name)
         out = kwargs["out"]
         rest = {k: v for k, v in kwargs.items() if k != "out"}
         if out is None:
@@ -214,24 +245,15 @@ def install(spec: OpSpec, name: str) -> None:
             relevant = _overloaded_args(list(args) + list(kwargs.values()))
             if relevant:
                 return handle_torch_function(api, relevant, args, kwargs)
-        several = isinstance(out, (tuple, list))
-        outs = list(out) if several else [out]
-        if not all(isinstance(o, Tensor) for o in outs):
-            bad = next(o for o in outs if not isinstance(o, Tensor))
-            raise TypeError(f"{name}(): argument 'out' must be "
-                            f"{'tuple of Tensors' if several else 'Tensor'}, not "
-                            f"{type(bad if several else out).__name__}")
+        several, outs = outs_of(name, out)
         vals = spec.binder(*args, **rest)   # PyTorch's TypeErrors for a bad call
         named = dict(zip(spec.params, vals), __pos__=len(args), __idx__=index)
         if refused is not None and refused(args, rest, named):
             raise TypeError(f"{name}() received an invalid combination of arguments: "
                             "PyTorch's overload for this call has no 'out'")
         rule_now = rule if rule_of is None else rule_of(named)
-        if (spec.differentiable and _grad_state.enabled
-                and _requires_grad(list(args) + list(rest.values()) + outs)):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires "
-                               "grad.")
+        if spec.differentiable:
+            refuse_grad(name, list(args) + list(rest.values()) + outs)
         if rule == "dtype" and not several:
             dt = vals[spec.params.index("dtype")]
             if dt is None:
@@ -240,27 +262,58 @@ def install(spec: OpSpec, name: str) -> None:
                 raise _dtype_error("exact", name, _dt.to_dtype(dt), outs[0].dtype)
         with no_grad():
             res = inner(api, args, rest)
-        if isinstance(res, (tuple, list)) != several:
-            raise TypeError(f"{name}(): argument 'out' must be "
-                            f"{'tuple of Tensors' if not several else 'Tensor'}, not "
-                            f"{type(out).__name__}")
-        results = list(res) if several else [res]
-        if len(results) != len(outs):
-            raise RuntimeError(f"{name}(): expected {len(results)} out tensors, got "
-                               f"{len(outs)}")
-        for o, r in zip(outs, results):
-            err = _dtype_error("exact" if several and rule_now != "multicast" else rule_now,
-                               name, r.dtype, o.dtype)
-            if err is not None:
-                raise err
-        for o, r in zip(outs, results):
-            write_out(o, r)
-        if not several:
-            return out
-        if spec.out_names is not None:
-            return make(spec.name + "_out", spec.out_names)(*outs)
-        return tuple(outs)
+        return write_all(name, rule_now, out, res, spec.out_names and spec.name)
     run.__name__ = run.__qualname__ = inner.__name__
     run.__wrapped__ = inner
-    plan.run = run
+    return run
 
+
+def outs_of(name: str, out) -> tuple:
+    """``(several, [tensors])`` of an ``out`` argument: a Tensor, or a tuple or list of
+    them; PyTorch's TypeError for anything else."""
+    several = isinstance(out, (tuple, list))
+    outs = list(out) if several else [out]
+    if not all(isinstance(o, Tensor) for o in outs):
+        bad = next(o for o in outs if not isinstance(o, Tensor))
+        raise TypeError(f"{name}(): argument 'out' must be "
+                        f"{'tuple of Tensors' if several else 'Tensor'}, not "
+                        f"{type(bad if several else out).__name__}")
+    return several, outs
+
+
+def refuse_grad(name: str, values) -> None:
+    """PyTorch's error for ``out=`` when grad mode is on and an argument (``out``
+    included) requires grad."""
+    if _grad_state.enabled and _requires_grad(values):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires "
+                           "grad.")
+
+
+def write_all(name: str, rule: str, out, res, nt_name: str | None = None):
+    """Write the result ``res`` (a tensor or a tuple of them) into ``out`` under dtype
+    rule ``rule``, all checks before any write; returns ``out``, or for several results
+    the tuple of them (a ``return_types.<nt_name>_out`` when ``res`` is a named tuple)."""
+    several, outs = outs_of(name, out)
+    if isinstance(res, (tuple, list)) != several:
+        raise TypeError(f"{name}(): argument 'out' must be "
+                        f"{'tuple of Tensors' if not several else 'Tensor'}, not "
+                        f"{type(out).__name__}")
+    results = list(res) if several else [res]
+    if len(results) != len(outs):
+        raise RuntimeError(f"{name}(): expected {len(results)} out tensors, got "
+                           f"{len(outs)}")
+    for o, r in zip(outs, results):
+        err = _dtype_error("exact" if several and rule != "multicast" else rule,
+                           name, r.dtype, o.dtype)
+        if err is not None:
+            raise err
+    for o, r in zip(outs, results):
+        write_out(o, r)
+    if not several:
+        return out
+    fields = getattr(res, "_fields", None)
+    if fields is not None:
+        from ..return_types import make
+        return make((nt_name or type(res).__name__) + "_out", fields)(*outs)
+    return tuple(outs)

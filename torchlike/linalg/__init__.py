@@ -2,8 +2,16 @@
 in ``torchlike/_ops/linalg.py`` and in the files ``torchlike/linalg/_decomp.py`` imports
 (``_solve.py``, ``_factorize.py``, ``_norms.py``, ``_linalg_more.py``, ``_ldl.py``)."""
 
+from ._common import SPECS as _SPECS
 from ._decomp import PUBLIC as _PUBLIC
 from .._ops.linalg import LinAlgError as LinAlgError
+from .._ops.out_param import RULES as _OUT_RULES
+from .._ops.out_param import install as _install_out
+
+# PyTorch's linalg functions take out= (Note [out= of table functions])
+for _name, _f in _PUBLIC.items():
+    if "linalg." + _name in _OUT_RULES:
+        _install_out(_SPECS[_name], "linalg." + _name, api=_f)
 
 cholesky = _PUBLIC["cholesky"]
 cholesky_ex = _PUBLIC["cholesky_ex"]

@@ -29,6 +29,7 @@ from .._ops.samples import arr
 from .._ops.spec import OPS, OpSpec, register
 
 PUBLIC: dict = {}   # torchlike.linalg name -> function
+SPECS: dict = {}    # torchlike.linalg name -> its op, for the names ``_expose`` made
 
 
 def _expose(op_name: str, public: str):
@@ -45,6 +46,7 @@ def _expose(op_name: str, public: str):
         spec.api = f
         spec.extra["public"] = "linalg." + public
     PUBLIC[public] = f
+    SPECS[public] = spec
     return f
 
 

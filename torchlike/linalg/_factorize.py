@@ -33,7 +33,7 @@ def _lu_factor_check(A, pivot=True, out=None):
     check_lu_factor_errors("torch.linalg.lu_factor", A)
 
 
-_linalg("lu_factor", _lu_factor, "A, *, pivot=True, out=None", tensor_args=("A",),
+_linalg("lu_factor", _lu_factor, "A, *, pivot=True", tensor_args=("A",),
         promote="none", check=_lu_factor_check, out_names=("LU", "pivots"),
         grad_name="LinalgLuFactorExBackward0", autocast="fp32",
         doc="Mirrors ``torch.linalg.lu_factor``: ``lu_factor_ex`` that raises PyTorch's "
@@ -76,7 +76,7 @@ def _cholesky_check(A, upper=False, out=None):
 
 
 _linalg("cholesky", lambda A, upper=False, out=None: _cholesky_core(A, upper),
-        "A, *, upper=False, out=None", tensor_args=("A",), promote="none",
+        "A, *, upper=False", tensor_args=("A",), promote="none",
         check=_cholesky_check, autocast="fp32", grad_name="LinalgCholeskyExBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)),
                          S(_sq(2, 4, 4, spd=True, dtype="float64"), upper=True),
@@ -98,7 +98,7 @@ def _cholesky_ex_check(A, upper=False, check_errors=False, out=None):
         _check_cholesky("linalg.cholesky_ex", A)
 
 
-_linalg("cholesky_ex", _cholesky_ex, "A, *, upper=False, check_errors=False, out=None",
+_linalg("cholesky_ex", _cholesky_ex, "A, *, upper=False, check_errors=False",
         tensor_args=("A",), promote="none", check=_cholesky_ex_check, autocast="fp32",
         out_names=("L", "info"), grad_name="LinalgCholeskyExBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)), S(_sq(2, 3, 3, spd=True), upper=True)])
@@ -130,7 +130,7 @@ def _eigh_invariant(w, v):
 
 
 _linalg("eigh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO),
-        "A, UPLO='L', *, out=None", tensor_args=("A",),
+        "A, UPLO='L'", tensor_args=("A",),
         promote="none", check=_eigh_check("linalg.eigh"), autocast="fp32",
         out_names=("eigenvalues", "eigenvectors"), grad_name="LinalgEighBackward0",
         extra={"invariant": _eigh_invariant},
@@ -138,7 +138,7 @@ _linalg("eigh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO),
                          S(arr(2, 3, 3, dtype="float64")),
                          S(arr(3, 3), "X", grad=False)])
 _linalg("eigvalsh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO)[0],
-        "A, UPLO='L', *, out=None", tensor_args=("A",), promote="none",
+        "A, UPLO='L'", tensor_args=("A",), promote="none",
         check=_eigh_check("linalg.eigvalsh"), autocast="fp32",
         grad_name="LinalgEighBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)), S(arr(4, 4), "U"),
@@ -161,13 +161,13 @@ def _eig_invariant(w, v):
     return w, (v * w.unsqueeze(-2)) @ v.inverse()
 
 
-_linalg("eig", _eig, "A, *, out=None", tensor_args=("A",), promote="none",
+_linalg("eig", _eig, "A", tensor_args=("A",), promote="none",
         check=_eig_check, autocast="fp32", out_names=("eigenvalues", "eigenvectors"),
         grad_name="LinalgEigBackward0", extra={"invariant": _eig_invariant},
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(2, 3, 3, dtype="float64"),
                                                      grad=False),
                          S(arr(3, 3, dtype="complex64"), grad=False)])
-_linalg("eigvals", lambda A, out=None: jnp.linalg.eigvals(A), "A, *, out=None",
+_linalg("eigvals", lambda A, out=None: jnp.linalg.eigvals(A), "A",
         tensor_args=("A",), promote="none", check=_eig_check, autocast="fp32",
         grad_name="LinalgEigBackward0",
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(2, 3, 3, dtype="float64"),
@@ -194,7 +194,7 @@ def _svd_invariant(u, s, vh):
     return s, (u[..., :, :k] * s.unsqueeze(-2).to(u.dtype)) @ vh[..., :k, :]
 
 
-_linalg("svd", _svd, "A, full_matrices=True, *, driver=None, out=None", tensor_args=("A",),
+_linalg("svd", _svd, "A, full_matrices=True, *, driver=None", tensor_args=("A",),
         promote="none", check=_svd_check("linalg.svd"), autocast="fp32",
         out_names=("U", "S", "Vh"), grad_name="LinalgSvdBackward0",
         extra={"invariant": _svd_invariant},
@@ -204,7 +204,7 @@ _linalg("svd", _svd, "A, full_matrices=True, *, driver=None, out=None", tensor_a
                          S(arr(3, 2, dtype="complex128"), full_matrices=False, grad=False),
                          S(arr(3, 3, dtype="int64"), grad=False)])
 _linalg("svdvals", lambda A, driver=None, out=None: jnp.linalg.svd(A, compute_uv=False),
-        "A, *, driver=None, out=None", tensor_args=("A",), promote="none",
+        "A, *, driver=None", tensor_args=("A",), promote="none",
         check=_svd_check("linalg.svdvals"), autocast="fp32", grad_name="LinalgSvdBackward0",
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2)), S(arr(2, 3, 5, dtype="float64"))])
 
@@ -232,7 +232,7 @@ def _qr_invariant(q, r):
     return q @ r, r.abs()
 
 
-_linalg("qr", _qr, "A, mode='reduced', *, out=None", tensor_args=("A",), promote="none",
+_linalg("qr", _qr, "A, mode='reduced'", tensor_args=("A",), promote="none",
         check=_qr_check, autocast="fp32", out_names=("Q", "R"),
         grad_name="LinalgQrBackward0", extra={"invariant": _qr_invariant},
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2)), S(arr(2, 4, 3, dtype="float64")),

@@ -32,7 +32,7 @@ from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from ._common import (_is_traced, _linalg, _mT)
 
-from ._linalg_more import (_kernel_check, _no_out, linear_solve_check, make_return_types,
+from ._linalg_more import (_kernel_check, linear_solve_check, make_return_types,
                            not_differentiable)
 
 __all__: list = []
@@ -174,7 +174,6 @@ def _ldl_factor_ex(A, hermitian=False, check_errors=False, out=None):
 
 def _ldl_factor_ex_check(A, hermitian=False, check_errors=False, out=None):
     _ldl_factor_check_common(A, hermitian)
-    _no_out("linalg.ldl_factor_ex", out)
     if check_errors and not _is_traced(A) and A.numel():
         _ldl_check_errors("torch.linalg.ldl_factor_ex", _ldl_info(A, hermitian))
 
@@ -195,7 +194,6 @@ def _ldl_factor(A, hermitian=False, out=None):
 
 def _ldl_factor_check(A, hermitian=False, out=None):
     _ldl_factor_check_common(A, hermitian)
-    _no_out("linalg.ldl_factor", out)
     if not _is_traced(A) and A.numel():
         _ldl_check_errors("torch.linalg.ldl_factor", _ldl_info(A, hermitian))
 
@@ -226,7 +224,7 @@ def _ldl_samples():
 
 
 _linalg("ldl_factor_ex", _ldl_factor_ex,
-        "A, *, hermitian=False, check_errors=False, out=None", tensor_args=("A",),
+        "A, *, hermitian=False, check_errors=False", tensor_args=("A",),
         promote="none", check=_ldl_factor_ex_check, out_names=("LD", "pivots", "info"),
         grad_name="torch::autograd::NotImplemented",
         doc="Mirrors ``torch.linalg.ldl_factor_ex``: the Bunch-Kaufman LDL factorization "
@@ -234,7 +232,7 @@ _linalg("ldl_factor_ex", _ldl_factor_ex,
             "first exactly zero diagonal entry of ``D``). Not differentiable, as in "
             "PyTorch: a backward pass raises.",
         samples=_ldl_samples)
-_linalg("ldl_factor", _ldl_factor, "A, *, hermitian=False, out=None", tensor_args=("A",),
+_linalg("ldl_factor", _ldl_factor, "A, *, hermitian=False", tensor_args=("A",),
         promote="none", check=_ldl_factor_check, out_names=("LD", "pivots"),
         grad_name="torch::autograd::NotImplemented",
         doc="Mirrors ``torch.linalg.ldl_factor`` (see ``ldl_factor_ex``). A singular input "
@@ -334,7 +332,6 @@ def _ldl_solve_check(LD, pivots, B, hermitian=False, out=None):
                            f"{dtype_title(pivots.dtype)}")
     broadcast_shapes_or_raise(B._shape[:-2], LD._shape[:-2])
     _kernel_check("ldl_solve_kernel_cpu", LD)
-    _no_out("linalg.ldl_solve", out)
     if _is_traced(pivots) or pivots.numel() == 0:
         return
     p = np.abs(np.asarray(pivots._value).astype(np.int64))
@@ -369,7 +366,7 @@ def _ldl_solve_samples():
             S(ld, np.array([0, 2, 3, 4], np.int32), arr(4, 2), grad=False)]
 
 
-_linalg("ldl_solve", _ldl_solve, "LD, pivots, B, *, hermitian=False, out=None",
+_linalg("ldl_solve", _ldl_solve, "LD, pivots, B, *, hermitian=False",
         tensor_args=("LD", "pivots", "B"), promote="none", check=_ldl_solve_check,
         grad_name="torch::autograd::NotImplemented",
         doc="Mirrors ``torch.linalg.ldl_solve``: solves ``A X = B`` from ``ldl_factor``'s "

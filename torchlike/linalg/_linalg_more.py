@@ -47,12 +47,6 @@ def _kernel_check(kernel: str, t) -> None:
                                   f"'{dtype_title(t.dtype)}'")
 
 
-def _no_out(name: str, out) -> None:
-    if out is not None:
-        raise NotImplementedError(f"torchlike.{name}: out= is not supported; assign the "
-                                  f"result instead")
-
-
 def _first_zero_diagonal(M):
     """LAPACK ``getrf``'s ``info`` from its output: the 1-based index of the first exact
     zero on the diagonal of ``U``, 0 when there is none (int32, one per matrix)."""
@@ -92,7 +86,6 @@ def _lu_factor_ex(A, pivot=True, check_errors=False, out=None):
 
 def _lu_factor_ex_check(A, pivot=True, check_errors=False, out=None):
     _lu_common_check("torch.lu_factor", A, pivot)
-    _no_out("linalg.lu_factor_ex", out)
     if check_errors:
         check_lu_factor_errors("torch.linalg.lu_factor_ex", A)
 
@@ -101,7 +94,7 @@ def _singular_lu():
     return np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], np.float32)
 
 
-_linalg("lu_factor_ex", _lu_factor_ex, "A, *, pivot=True, check_errors=False, out=None",
+_linalg("lu_factor_ex", _lu_factor_ex, "A, *, pivot=True, check_errors=False",
         tensor_args=("A",), promote="none", check=_lu_factor_ex_check, autocast="fp32",
         out_names=("LU", "pivots", "info"), grad_name="LinalgLuFactorExBackward0",
         doc="Mirrors ``torch.linalg.lu_factor_ex``: LU factorization with partial pivoting "
@@ -144,10 +137,9 @@ def _lu(A, pivot=True, out=None):
 
 def _lu_check(A, pivot=True, out=None):
     _lu_common_check("linalg.lu", A, pivot)
-    _no_out("linalg.lu", out)
 
 
-_linalg("lu", _lu, "A, *, pivot=True, out=None", tensor_args=("A",), promote="none",
+_linalg("lu", _lu, "A, *, pivot=True", tensor_args=("A",), promote="none",
         check=_lu_check, autocast="fp32", out_names=("P", "L", "U"),
         grad_name="LinalgLuBackward0", nondiff_outputs=(0,),
         doc="Mirrors ``torch.linalg.lu``: ``A = P @ L @ U`` with partial pivoting; ``P`` "
@@ -250,7 +242,6 @@ def _linalg_lu_solve(LU, pivots, B, left=True, adjoint=False, out=None):
 
 def _linalg_lu_solve_check(LU, pivots, B, left=True, adjoint=False, out=None):
     lu_solve_check(LU, pivots, B, left, adjoint)
-    _no_out("linalg.lu_solve", out)
 
 
 def lu_solve_samples(order):
@@ -294,7 +285,7 @@ def _linalg_lu_solve_samples():
     return out
 
 
-_linalg("lu_solve", _linalg_lu_solve, "LU, pivots, B, *, left=True, adjoint=False, out=None",
+_linalg("lu_solve", _linalg_lu_solve, "LU, pivots, B, *, left=True, adjoint=False",
         tensor_args=("LU", "pivots", "B"), promote="none", check=_linalg_lu_solve_check,
         autocast="fp32", grad_name="LinalgLuSolveBackward0",
         doc="Mirrors ``torch.linalg.lu_solve``: solves ``A X = B`` (``X A = B`` with "
@@ -332,7 +323,6 @@ def _solve_ex_check(A, B, left=True, check_errors=False, out=None):
                            "supported for left=False. In this case linalg.solve is "
                            "equivalent to B / A.squeeze(-1)")
     _kernel_check("lu_cpu", A)
-    _no_out("linalg.solve_ex", out)
     if check_errors:
         _check_singular(A, lambda prefix, _: f"torch.linalg.solve_ex: {prefix}The solver "
                         f"failed because the input matrix is singular.")
@@ -342,7 +332,7 @@ def _singular_batch():
     return np.array([[[2.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]], np.float32)
 
 
-_linalg("solve_ex", _solve_ex, "A, B, *, left=True, check_errors=False, out=None",
+_linalg("solve_ex", _solve_ex, "A, B, *, left=True, check_errors=False",
         tensor_args=("A", "B"), promote="none", check=_solve_ex_check, autocast="fp32",
         out_names=("result", "info"), grad_name="LinalgSolveExBackward0",
         doc="Mirrors ``torch.linalg.solve_ex``: ``linalg.solve`` plus LAPACK's ``info`` "
@@ -469,11 +459,10 @@ def householder_samples():
 
 def _householder_product_check(A, tau, out=None):
     householder_check(A, tau)
-    _no_out("linalg.householder_product", out)
 
 
 _linalg("householder_product", lambda A, tau, out=None: householder_product_core(A, tau),
-        "A, tau, *, out=None", tensor_args=("A", "tau"), promote="none",
+        "A, tau", tensor_args=("A", "tau"), promote="none",
         check=_householder_product_check, autocast="fp32",
         grad_name="LinalgHouseholderProductBackward0",
         doc="Mirrors ``torch.linalg.householder_product``: the first ``n`` columns of "
@@ -528,7 +517,6 @@ def _tensorinv_check(A, ind=2, out=None):
     if A.dtype.name not in _LAPACK_DTYPES:
         raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got "
                            f"{dtype_title(A.dtype)}")
-    _no_out("linalg.tensorinv", out)
     if _is_traced(A) or A.numel() == 0:
         return
     p = math.prod(end)
@@ -538,7 +526,7 @@ def _tensorinv_check(A, ind=2, out=None):
                           f"not be completed because the input matrix is singular.")
 
 
-_linalg("tensorinv", _tensorinv, "A, ind=2, *, out=None", tensor_args=("A",),
+_linalg("tensorinv", _tensorinv, "A, ind=2", tensor_args=("A",),
         promote="none", check=_tensorinv_check, autocast="fp32",
         grad_name="ReshapeAliasBackward0",
         doc="Mirrors ``torch.linalg.tensorinv``: the inverse of ``A`` read as a "
@@ -594,7 +582,6 @@ def _tensorsolve_check(A, B, dims=None, out=None):
                            f"A of type {dtype_title(A.dtype)} and B of type "
                            f"{dtype_title(B.dtype)} instead")
     _kernel_check("lu_cpu", A)
-    _no_out("linalg.tensorsolve", out)
     if _is_traced(A) or A.numel() == 0:
         return
     a = A._value if perm is None else jnp.transpose(A._value, perm)
@@ -604,7 +591,7 @@ def _tensorsolve_check(A, B, dims=None, out=None):
                           "is singular.")
 
 
-_linalg("tensorsolve", _tensorsolve, "A, B, dims=None, *, out=None", tensor_args=("A", "B"),
+_linalg("tensorsolve", _tensorsolve, "A, B, dims=None", tensor_args=("A", "B"),
         promote="none", check=_tensorsolve_check, autocast="fp32", grad_name="ViewBackward0",
         doc="Mirrors ``torch.linalg.tensorsolve``: ``X`` with ``tensordot(A, X, X.ndim) == "
             "B``, after moving ``dims`` of ``A`` to the end. One op: its node carries the "

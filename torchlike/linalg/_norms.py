@@ -59,7 +59,7 @@ def _norm_samples():
 
 
 _linalg("vector_norm", _vector_norm,
-        "x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None", tensor_args=("x",),
+        "x, ord=2, dim=None, keepdim=False, *, dtype=None", tensor_args=("x",),
         promote="none", check=_vector_norm_check, autocast="fp32", samples=_norm_samples)
 
 
@@ -118,7 +118,7 @@ def _matrix_norm_check(A, ord="fro", dim=None, keepdim=False, dtype=None, out=No
 
 
 _linalg("matrix_norm", _matrix_norm,
-        "A, ord='fro', dim=None, keepdim=False, *, dtype=None, out=None",
+        "A, ord='fro', dim=None, keepdim=False, *, dtype=None",
         tensor_args=("A",), promote="none", check=_matrix_norm_check, autocast="fp32",
         samples=lambda: [S(arr(3, 4)), S(arr(3, 4), "nuc"), S(arr(3, 4), 2),
                          S(arr(3, 4), -2), S(arr(2, 3, 4), 1, keepdim=True),
@@ -161,7 +161,7 @@ def _norm_check(A, ord=None, dim=None, keepdim=False, dtype=None, out=None):
         check_float("linalg.vector_norm", A)
 
 
-_linalg("norm", _norm, "A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None",
+_linalg("norm", _norm, "A, ord=None, dim=None, keepdim=False, *, dtype=None",
         tensor_args=("A",), promote="none", check=_norm_check, autocast="fp32",
         samples=lambda: [S(arr(3, 4)), S(arr(2, 3, 4)), S(arr(5), 3.0),
                          S(arr(3, 4), "nuc"), S(arr(3, 4), 1), S(arr(3, 4), None, 1),
@@ -188,7 +188,7 @@ def _vecdot_check(x, y, dim=-1, out=None):
     wrap_dim(dim, len(shape))
 
 
-_linalg("vecdot", _vecdot, "x, y, *, dim=-1, out=None", tensor_args=("x", "y"),
+_linalg("vecdot", _vecdot, "x, y, *, dim=-1", tensor_args=("x", "y"),
         promote="none", check=_vecdot_check,
         samples=lambda: [S(arr(3), arr(3)), S(arr(2, 3), arr(3)), S(arr(3, 2), arr(3, 2),
                                                                     dim=0),
@@ -220,7 +220,7 @@ def _matrix_rank_check(A, *rest, **kw):
 
 
 _linalg("matrix_rank", _matrix_rank,
-        "A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None",
+        "A, tol=None, hermitian=False, *, atol=None, rtol=None",
         tensor_args=("A",), promote="none", check=_matrix_rank_check, differentiable=False,
         autocast="fp32",
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(4, 2) @ arr(2, 4), grad=False),
@@ -249,7 +249,7 @@ def _cond_check(A, p=None, out=None):
         check_square(f"linalg.cond(ord={p})", A)
 
 
-_linalg("cond", _cond, "A, p=None, *, out=None", tensor_args=("A",), promote="none",
+_linalg("cond", _cond, "A, p=None", tensor_args=("A",), promote="none",
         check=_cond_check, autocast="fp32",
         # PyTorch's own backward of the inverse-based orders fails (a saved tensor is
         # modified in place), so those samples compare values only.

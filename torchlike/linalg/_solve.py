@@ -41,7 +41,7 @@ register(OpSpec(
     grad_name="LinalgSlogdetBackward0", autocast="fp32",
     samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64")),
                      S(arr(3, 3, dtype="int64"), grad=False)]))
-_linalg("slogdet", _slogdet, "A, *, out=None", tensor_args=("A",), promote="none",
+_linalg("slogdet", _slogdet, "A", tensor_args=("A",), promote="none",
         check=_float_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
         grad_name="LinalgSlogdetBackward0", autocast="fp32",
         samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64"))])
@@ -91,7 +91,7 @@ def _inv_ex_check(A, check_errors=False, out=None):
         _check_singular(A, _inv_message)
 
 
-_linalg("inv_ex", _inv_ex, "A, *, check_errors=False, out=None", tensor_args=("A",),
+_linalg("inv_ex", _inv_ex, "A, *, check_errors=False", tensor_args=("A",),
         promote="none", check=_inv_ex_check, out_names=("inverse", "info"),
         grad_name="LinalgInvExBackward0", autocast="fp32",
         samples=lambda: [S(_sq(3, 3)), S(_sq(2, 3, 3, dtype="float64")),
@@ -132,7 +132,7 @@ def _pinv(A, rcond=None, hermitian=False, atol=None, rtol=None, out=None):
     return _pinv_core(A, atol, rtol, hermitian)
 
 
-_linalg("pinv", _pinv, "A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None",
+_linalg("pinv", _pinv, "A, rcond=None, hermitian=False, *, atol=None, rtol=None",
         tensor_args=("A",), promote="none", check=_pinv_dtype_check, autocast="fp32",
         grad_name="LinalgPinvBackward0",
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2, dtype="float64")), S(arr(2, 2, 5)),
@@ -171,7 +171,7 @@ register(OpSpec(
                      S(arr(2, 2, dtype="int64"), 3, grad=False),
                      S(arr(2, 2, dtype="int64"), -1, grad=False),
                      S(arr(2, 3), 2, grad=False)]))
-_linalg("matrix_power", lambda A, n, out=None: _matrix_power(A, n), "A, n, *, out=None",
+_linalg("matrix_power", lambda A, n, out=None: _matrix_power(A, n), "A, n",
         tensor_args=("A",), promote="none",
         check=lambda A, n, out=None: _matrix_power_check(A, n),
         samples=lambda: [S(_sq(3, 3) / 3, 3), S(_sq(3, 3), -1)])
@@ -228,7 +228,7 @@ def _solve_check(A, B, left=True, out=None):
                     f"because the input matrix is singular.")
 
 
-_linalg("solve", _solve, "A, B, *, left=True, out=None", tensor_args=("A", "B"),
+_linalg("solve", _solve, "A, B, *, left=True", tensor_args=("A", "B"),
         promote="none", check=_solve_check, grad_name="LinalgSolveExBackward0",
         autocast="fp32",
         samples=lambda: [S(_sq(3, 3), arr(3)), S(_sq(3, 3), arr(3, 2)),
@@ -268,7 +268,7 @@ def _solve_triangular_check(A, B, upper, left=True, unitriangular=False, out=Non
 
 
 _linalg("solve_triangular", _solve_triangular,
-        "A, B, *, upper, left=True, unitriangular=False, out=None", tensor_args=("A", "B"),
+        "A, B, *, upper, left=True, unitriangular=False", tensor_args=("A", "B"),
         promote="none", check=_solve_triangular_check, autocast="fp32",
         grad_name="LinalgSolveTriangularBackward0",
         samples=lambda: [S(_sq(3, 3), arr(3, 2), upper=True),

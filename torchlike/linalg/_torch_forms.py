@@ -27,13 +27,15 @@ from .._core.tensor import Tensor
 from .._ops._common import broadcast_shapes_or_raise, shape_str, warn_at_caller
 from .._ops.bind import FUNCTIONS
 from .._ops.dispatch import call_op
+from .._ops.out_param import outs_of, refuse_grad, write_all
+from .._core.grad_mode import no_grad
 from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
 from ..return_types import make as _return_type
 from ._common import _check_singular, _is_traced, _mH, _mT, _sq
 from ._factorize import _lu_factor, _qr, _qr_check
-from ._linalg_more import (_geqrf_np, _kernel_check, _lu_solve_core, _no_out,
+from ._linalg_more import (_geqrf_np, _kernel_check, _lu_solve_core,
                            _permutation_matrix, _unpack_lu_data, householder_check,
                            householder_product_core, householder_samples, linear_solve_check,
                            lu_solve_check, lu_solve_samples, make_return_types,
@@ -76,7 +78,11 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     that do not depend on the phases) agree."""
     if not isinstance(input, Tensor):
         raise _not_tensor("svd", "input", input)
-    _no_out("svd", out)
+    if out is not None:   # Note [out= of table functions]
+        refuse_grad("svd", [input] + outs_of("svd", out)[1])
+        with no_grad():
+            res = svd(input, some, compute_uv)
+        return write_all("svd", "exact", out, res)
     if input.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
                            f"{input.dim()} dimensions instead")
@@ -118,11 +124,10 @@ def _qr_some_check(input, some=True, out=None):
                 "replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     _qr_check(input)
     _kernel_check("geqrf_cpu", input)
-    _no_out("qr", out)
 
 
 register(OpSpec(
-    "qr", _qr_some, "input, some=True, *, out=None", promote="none", check=_qr_some_check,
+    "qr", _qr_some, "input, some=True", promote="none", check=_qr_some_check,
     autocast="fp32", out_names=("Q", "R"), grad_name="LinalgQrBackward0",
     doc="Mirrors ``torch.qr`` (deprecated there): ``linalg.qr`` with mode ``'reduced'`` "
         "when ``some`` else ``'complete'``.",
@@ -147,7 +152,11 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
 def _lu(A, pivot, get_infos, out):
     if not isinstance(A, Tensor):
         raise _not_tensor("lu", "A", A)
-    _no_out("lu", out)
+    if out is not None:   # Note [out= of table functions]
+        refuse_grad("lu", [A] + outs_of("lu", out)[1])
+        with no_grad():
+            res = _lu(A, pivot, get_infos, None)
+        return write_all("lu", "exact", out, res)
     _deprecated("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
                 "torch.linalg.lu_factor_ex and will be removed in a future PyTorch "
                 "release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
@@ -191,13 +200,12 @@ def _lu_solve_check(input, LU_data, LU_pivots, out=None):
                 "its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
                 "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     lu_solve_check(LU_data, LU_pivots, input)
-    _no_out("lu_solve", out)
 
 
 register(OpSpec(
     "lu_solve", lambda input, LU_data, LU_pivots, out=None: _lu_solve_core(LU_data, LU_pivots,
                                                                            input),
-    "input, LU_data, LU_pivots, *, out=None", tensor_args=("input", "LU_data", "LU_pivots"),
+    "input, LU_data, LU_pivots", tensor_args=("input", "LU_data", "LU_pivots"),
     promote="none", check=_lu_solve_check, autocast="fp32",
     grad_name="LinalgLuSolveBackward0",
     doc="Mirrors ``torch.lu_solve`` (deprecated there): ``linalg.lu_solve(LU_data, "
@@ -227,7 +235,6 @@ def _lu_unpack_check(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, o
     if LU_data.dim() < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{shape_str(LU_data._shape)} instead")
-    _no_out("lu_unpack", out)
     if not unpack_pivots:
         return
     if LU_pivots.dtype is not _dt.int32:
@@ -270,8 +277,8 @@ def _lu_unpack_samples():
 
 
 register(OpSpec(
-    "lu_unpack", _lu_unpack, "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, "
-    "out=None", tensor_args=("LU_data", "LU_pivots"), promote="none", method=False,
+    "lu_unpack", _lu_unpack, "LU_data, LU_pivots, unpack_data=True, unpack_pivots=True",
+    tensor_args=("LU_data", "LU_pivots"), promote="none", method=False,
     check=_lu_unpack_check, out_names=("P", "L", "U"), grad_name="LuUnpackBackward0",
     nondiff_outputs=(0,),
     doc="Mirrors ``torch.lu_unpack``: ``P``, ``L``, ``U`` with ``A = P @ L @ U`` from "
@@ -336,7 +343,6 @@ def _cholesky_solve_check(input, input2, upper=False, out=None):
     linear_solve_check(input, input2, "cholesky_solve")
     broadcast_shapes_or_raise(input._shape[:-2], input2._shape[:-2])
     _kernel_check("cholesky_solve_cpu", input)
-    _no_out("cholesky_solve", out)
 
 
 def _chol(*shape, dtype="float32", upper=False):
@@ -345,7 +351,7 @@ def _chol(*shape, dtype="float32", upper=False):
 
 
 register(OpSpec(
-    "cholesky_solve", _cholesky_solve, "input, input2, upper=False, *, out=None",
+    "cholesky_solve", _cholesky_solve, "input, input2, upper=False",
     tensor_args=("input", "input2"), promote="none", check=_cholesky_solve_check,
     autocast="fp32", grad_name="CholeskySolveBackward0",
     doc="Mirrors ``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``U^H U`` when "
@@ -408,7 +414,6 @@ def _zero_diagonal_info(L):
 def _cholesky_inverse_check(input, upper=False, out=None):
     check_square("cholesky_inverse", input)
     _kernel_check("cholesky_inverse_out_cpu", input)
-    _no_out("cholesky_inverse", out)
     _check_singular(input, lambda prefix, k: (
         f"cholesky_inverse: {prefix}The diagonal element {k} is zero, the inversion could "
         f"not be completed because the input matrix is singular."), info=_zero_diagonal_info)
@@ -417,7 +422,7 @@ def _cholesky_inverse_check(input, upper=False, out=None):
 register(OpSpec(
     "cholesky_inverse", lambda input, upper=False, out=None:
         _cholesky_inverse_core(input, bool(upper)),
-    "input, upper=False, *, out=None", promote="none", check=_cholesky_inverse_check,
+    "input, upper=False", promote="none", check=_cholesky_inverse_check,
     autocast="fp32", grad_name="CholeskyInverseBackward0",
     doc="Mirrors ``torch.cholesky_inverse``: ``(L L^H)^{-1}`` (``(U^H U)^{-1}`` when "
         "``upper``) reading one triangle, as LAPACK's ``potri``; a zero on the diagonal "
@@ -457,7 +462,6 @@ def _triangular_solve_check(input, A, upper=True, transpose=False, unitriangular
     linear_solve_check(input, A, "triangular_solve")
     broadcast_shapes_or_raise(input._shape[:-2], A._shape[:-2])
     _kernel_check("triangular_solve_cpu", input)
-    _no_out("triangular_solve", out)
 
 
 def _tri(*shape, dtype="float32", upper=True):
@@ -467,7 +471,7 @@ def _tri(*shape, dtype="float32", upper=True):
 
 register(OpSpec(
     "triangular_solve", _triangular_solve,
-    "input, A, upper=True, transpose=False, unitriangular=False, *, out=None",
+    "input, A, upper=True, transpose=False, unitriangular=False",
     tensor_args=("input", "A"), promote="none", check=_triangular_solve_check,
     autocast="fp32", out_names=("solution", "cloned_coefficient"),
     grad_name="TriangularSolveBackward0",
@@ -508,11 +512,10 @@ def _geqrf_check(input, out=None):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     _kernel_check("geqrf_cpu", input)
-    _no_out("geqrf", out)
 
 
 register(OpSpec(
-    "geqrf", lambda input, out=None: _geqrf_core(input), "input, *, out=None", promote="none",
+    "geqrf", lambda input, out=None: _geqrf_core(input), "input", promote="none",
     check=_geqrf_check, autocast="fp32", out_names=("a", "tau"), grad_name="GeqrfBackward0",
     doc="Mirrors ``torch.geqrf``: LAPACK's QR factorization in Householder form (``a`` "
         "holds ``R`` on and above the diagonal and the reflectors below it, ``tau`` their "
@@ -581,7 +584,6 @@ def _ormqr_check(input, input2, input3, left=True, transpose=False, out=None):
                                f"dtype, but input has dtype{dtype_title(input.dtype)} and "
                                f"{name} has dtype {dtype_title(t.dtype)}")
     _kernel_check("ormqr_cpu", input)
-    _no_out("ormqr", out)
 
 
 def _ormqr_samples():
@@ -612,7 +614,7 @@ def _ormqr_samples():
 
 
 register(OpSpec(
-    "ormqr", _ormqr, "input, input2, input3, left=True, transpose=False, *, out=None",
+    "ormqr", _ormqr, "input, input2, input3, left=True, transpose=False",
     tensor_args=("input", "input2", "input3"), promote="none", check=_ormqr_check,
     autocast="fp32", grad_name="OrmqrBackward0",
     doc="Mirrors ``torch.ormqr``: ``op(Q) @ other`` (``other @ op(Q)`` when not ``left``) "
