@@ -222,7 +222,8 @@ def test_functions_without_out_refuse_it(name):
 
 
 def test_the_list_holds_only_table_functions():
-    public = set(FUNCS) | {"linalg." + n for n in tl.linalg.__all__}
+    public = set(FUNCS) | {"linalg." + n for n in tl.linalg.__all__} | \
+        {"special." + n for n in tl.special.__all__}
     assert not set(RULES) - public, sorted(set(RULES) - public)
 
 
@@ -386,6 +387,28 @@ def test_svd_and_lu_take_out():
         return s, lu, piv
     parity(run)
     raises_in_both(lambda m: m.svd(m.ones(2, 2), out=m.empty(2)), TypeError, same_text=False)
+
+
+def test_where_and_special_take_out():
+    def run(m):
+        a, b = m.tensor([1., -2., 3.]), m.zeros(3)
+        w = m.empty(0)
+        assert m.where(a > 0, a, b, out=w) is w
+        e = m.empty(0)
+        assert m.special.expit(a, out=e) is e
+        r = m.empty(0)
+        m.special.erfcx(a, out=r)
+        return w, e, r
+    parity(run)
+    raises_in_both(lambda m: m.where(m.ones(2) > 0, out=m.empty(2)), TypeError,
+                   same_text=False)
+    raises_in_both(lambda m: m.where(m.ones(2) > 0, m.ones(2), m.ones(2),
+                                     out=m.empty(2, dtype=m.float64)), RuntimeError,
+                   same_text=False)
+    raises_in_both(lambda m: m.special.round(m.ones(2), out=m.empty(2, dtype=m.float64)),
+                   RuntimeError)
+    raises_in_both(lambda m: m.special.expit(m.ones(2), out=m.empty(2, dtype=m.int64)),
+                   RuntimeError)
 
 
 def test_normalize_takes_out():

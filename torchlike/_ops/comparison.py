@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ._common import check_broadcast
 from .elementwise_common import (_binary_samples, _dtype_title, binary, reject, reject_common,
@@ -182,11 +183,23 @@ Tensor.where = _where_method
 _NO_ARG = object()
 
 
-def where(condition, input=_NO_ARG, other=_NO_ARG):
+def where(condition, input=_NO_ARG, other=_NO_ARG, *, out=None):
     """Mirrors ``torch.where``: ``where(condition, input, other)`` picks elementwise (the
-    op ``where``); ``where(condition)`` is ``nonzero(condition, as_tuple=True)``."""
+    op ``where``; ``out=`` as Note [out= of table functions]); ``where(condition)`` is
+    ``nonzero(condition, as_tuple=True)``."""
     from .spec import OPS
+    if out is not None and input is not _NO_ARG and other is not _NO_ARG:
+        from .out_param import outs_of, refuse_grad, write_all
+        refuse_grad("where", [input, other] + outs_of("where", out)[1])
+        with no_grad():
+            res = OPS["where"].api(condition, input, other)
+        return write_all("where", "exact", out, res)
     if input is _NO_ARG and other is _NO_ARG:
+        if out is not None:
+            raise TypeError("where() received an invalid combination of arguments - got "
+                            "(Tensor, out=Tensor), but expected one of:\n * (Tensor "
+                            "condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
+                            "Tensor out = None)")
         return OPS["nonzero"].api(condition, as_tuple=True)
     if input is _NO_ARG or other is _NO_ARG:
         given = ", ".join(type(v).__name__ for v in (condition, input, other)

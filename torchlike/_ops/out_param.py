@@ -32,11 +32,12 @@
 #   sees them), its version counter moves, and ``out`` itself is returned (a
 #   ``torchlike.return_types.<name>_out`` of the outputs for ops with named results).
 #
-# ``torchlike.linalg``'s functions take ``out`` the same way; the ones that are another
-# op's second public function (``linalg.inv`` of ``inverse``) are installed with that
-# function (``install(..., api=)``), so ``Tensor.inverse(out=)`` still refuses it, as in
-# PyTorch. ``svd`` and ``lu``, written in Python, use the same checks (``outs_of``,
-# ``refuse_grad``, ``write_all``).
+# ``torchlike.linalg``'s and ``torchlike.special``'s functions take ``out`` the same way
+# (rules "linalg.<name>", "special.<name>"); those that are another op's second public
+# function (``linalg.inv`` of ``inverse``) are installed with that function (``install(...,
+# api=)``), so ``Tensor.inverse(out=)`` still refuses it, as in PyTorch. ``svd``, ``lu``
+# and ``where``, written in Python, use the same checks (``outs_of``, ``refuse_grad``,
+# ``write_all``).
 #
 # Which functions take ``out`` and their rule were read off PyTorch 2.13 by calling each
 # table function over its sample inputs with and without ``out``; tests/test_out_param.py
@@ -107,9 +108,18 @@ for _rule, _fns in {
         linalg.svd linalg.svdvals linalg.vecdot linalg.vector_norm""",
     "linalg-cast": """linalg.cond linalg.eig linalg.eigvals linalg.householder_product
         linalg.lstsq linalg.matrix_rank linalg.pinv linalg.tensorinv linalg.tensorsolve""",
+    # torchlike.special (TensorIterator ops, but round's own kernel)
+    "special": """special.digamma special.entr special.erf special.erfc special.erfcx
+        special.erfinv special.exp2 special.expit special.expm1 special.gammainc
+        special.gammaincc special.gammaln special.i0 special.i0e special.i1 special.i1e
+        special.log1p special.log_ndtr special.logit special.multigammaln special.ndtr
+        special.ndtri special.polygamma special.psi special.sinc special.xlog1py
+        special.xlogy special.zeta""",
+    "special-same": "special.round",
 }.items():
     for _f in _names(_fns):
-        RULES[_f] = {"linalg": "exact", "linalg-cast": "multicast"}.get(_rule, _rule)
+        RULES[_f] = {"linalg": "exact", "linalg-cast": "multicast", "special": "cast",
+                     "special-same": "same"}.get(_rule, _rule)
 
 
 def _given(p: str):

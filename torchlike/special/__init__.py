@@ -38,3 +38,13 @@ _TABLE = {
 _TABLE.update({s.extra["special"]: name for name, s in _OPS.items() if "special" in s.extra})
 
 globals().update({public: _make(public, op) for public, op in _TABLE.items()})
+
+
+def _install_out() -> None:
+    """PyTorch's special functions take ``out=`` (Note [out= of table functions])."""
+    from .._ops.out_param import install
+    for public, op in _TABLE.items():
+        install(_OPS[op], "special." + public, api=globals()[public])
+
+
+_install_out()
