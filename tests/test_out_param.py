@@ -125,18 +125,25 @@ def test_out_of_the_result_dtype(name, i):
         raise plain
     out = _empty_like_results("tl", plain)
     got = _call("tl", name, smp, out, True)
+    rout = ref = None
     if HAVE_TORCH:
         rout = _empty_like_results("torch", ref_plain)
         ref = _call("torch", name, smp, rout, True)
-        if isinstance(ref, Exception):
-            # an overload without out= (``torch.sum(x, out=...)``): refused alike
-            assert isinstance(got, Exception), f"torch raised {ref!r}, torchlike returned"
-            assert type(got).__name__ == type(ref).__name__, (got, ref)
-            return
+    # PyTorch may refuse: an overload without out= (``torch.sum(x, out=...)``)
+    _check(name, smp, got, out, ref, rout, plain)
+
+
+def _check(name, smp, got, out, ref, rout, plain):
+    """torchlike's ``got`` (written into ``out``) against PyTorch's ``ref`` (into
+    ``rout``; None without PyTorch): both refuse alike, or both write (``_compare``)."""
+    if isinstance(ref, Exception):
+        assert isinstance(got, Exception), f"torch raised {ref!r}; torchlike wrote {out}"
+        assert type(got).__name__ == type(ref).__name__, (got, ref)
+        return
     if isinstance(got, Exception):
         raise got
     assert _returned_out(got, out), f"{name}(out=) must return out, got {type(got)}"
-    _compare(name, out, rout if HAVE_TORCH else None, plain, smp)
+    _compare(name, out, rout, plain, smp)
 
 
 def _phase_free(name):
@@ -193,14 +200,7 @@ def test_out_of_another_dtype(name, i):
         raise tl_plain
     out = _empty_like_results("tl", tl_plain, dtype_of("tl"))
     got = _call("tl", name, smp, out, True)
-    if isinstance(ref, Exception):
-        assert isinstance(got, Exception), f"torch raised {ref!r}; torchlike wrote {out}"
-        assert type(got).__name__ == type(ref).__name__, (got, ref)
-        return
-    if isinstance(got, Exception):
-        raise got
-    assert _returned_out(got, out)
-    _compare(name, out, rout, tl_plain, smp)
+    _check(name, smp, got, out, ref, rout, tl_plain)
 
 
 @pytest.mark.parametrize("name", WITHOUT_OUT)

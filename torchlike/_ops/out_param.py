@@ -204,16 +204,6 @@ def write_out(out: Tensor, res: Tensor) -> None:
     out._set_value(res._value)
 
 
-def _requires_grad(values) -> bool:
-    for v in values:
-        if isinstance(v, Tensor):
-            if v._requires_grad:
-                return True
-        elif isinstance(v, (list, tuple)) and _requires_grad(v):
-            return True
-    return False
-
-
 def install(spec: OpSpec, name: str, api=None) -> None:
     """Give ``torchlike.<name>`` (the function of ``spec``, or ``api`` when it is another
     public function of the op, as ``torchlike.linalg.inv`` of ``inverse``) PyTorch's
@@ -294,7 +284,8 @@ def outs_of(name: str, out) -> tuple:
 def refuse_grad(name: str, values) -> None:
     """PyTorch's error for ``out=`` when grad mode is on and an argument (``out``
     included) requires grad."""
-    if _grad_state.enabled and _requires_grad(values):
+    from .dispatch import _any_requires_grad
+    if _grad_state.enabled and _any_requires_grad(values):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires "
                            "grad.")
