@@ -190,10 +190,11 @@ def where(condition, input=_NO_ARG, other=_NO_ARG, *, out=None):
     from .spec import OPS
     if out is not None and input is not _NO_ARG and other is not _NO_ARG:
         from .out_param import outs_of, refuse_grad, write_all
-        refuse_grad("where", [input, other] + outs_of("where", out)[1])
+        outs = outs_of("where", out)[1]
+        refuse_grad("where", [input, other] + outs)
         with no_grad():
             res = OPS["where"].api(condition, input, other)
-        return write_all("where", "exact", out, res)
+        return write_all("where", "exact", out, outs, res)
     if input is _NO_ARG and other is _NO_ARG:
         if out is not None:
             raise TypeError("where() received an invalid combination of arguments - got "

@@ -63,7 +63,7 @@ from ._common import warn_at_caller
 from .spec import OpSpec
 from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
-__all__ = ["RULES", "install", "write_out", "RESIZE_WARNING"]
+__all__ = ["RULES", "install", "resize_out", "outs_of", "refuse_grad", "write_all"]
 
 
 def _names(s: str) -> list:
@@ -122,15 +122,11 @@ for _rule, _fns in {
                      "special-same": "same"}.get(_rule, _rule)
 
 
-def _given(p: str):
-    return lambda args, rest, v: p in rest or v["__pos__"] > v["__idx__"][p]
-
-
 # calls PyTorch's overloads give no ``out`` (their TypeError): when the predicate holds
 _REFUSED = {
     "sum": lambda a, r, v: v["dim"] is None, "prod": lambda a, r, v: v["dim"] is None,
     "median": lambda a, r, v: v["dim"] is None, "nanmedian": lambda a, r, v: v["dim"] is None,
-    "argsort": lambda a, r, v: not _given("stable")(a, r, v),
+    "argsort": lambda a, r, v: "stable" not in r,   # keyword-only, as in PyTorch
     "nonzero": lambda a, r, v: bool(v["as_tuple"]),
     "bucketize": lambda a, r, v: not isinstance(v["input"], Tensor),
     "std": lambda a, r, v: len(a) > 1 and type(a[1]) is bool,
@@ -215,16 +211,14 @@ def install(spec: OpSpec, name: str, api=None) -> None:
         table = spec.extra["out_apis"] = {}
         plan = _plan_of(spec)
         plan.run = _out_runner(spec, plan.run, table)
-    rule = RULES[name]
-    if rule == "dtype" and "dtype" not in spec.params:
-        rule = "cast"
-    table[api] = (name.rsplit(".", 1)[-1], rule)
+    short = name.rsplit(".", 1)[-1]
+    table[api] = (short, RULES[name], _REFUSED.get(short), _RULE_OF.get(short))
 
 
 def _out_runner(spec: OpSpec, inner, table: dict):
     """``inner`` (the op's dispatch function) with ``out=`` for the public functions in
-    ``table`` (function -> (name, rule); None stands for ``spec.api``)."""
-    index = {p: i for i, p in enumerate(spec.params)}
+    ``table`` (function -> (name, rule, refusal predicate, rule of the call); None
+    stands for ``spec.api``)."""
 
     def run(api, args, kwargs):
         if "out" not in kwargs:
@@ -234,9 +228,7 @@ def _out_runner(spec: OpSpec, inner, table: dict):
             if api is not spec.api or None not in table:
                 return inner(api, args, kwargs)
             got = table[None]
-        name, rule = got
-        refused = _REFUSED.get(name)
-        rule_of = _RULE_OF.get(name)
+        name, rule, refused, rule_of = got
         out = kwargs["out"]
         rest = {k: v for k, v in kwargs.items() if k != "out"}
         if out is None:
@@ -247,7 +239,7 @@ def _out_runner(spec: OpSpec, inner, table: dict):
                 return handle_torch_function(api, relevant, args, kwargs)
         several, outs = outs_of(name, out)
         vals = spec.binder(*args, **rest)   # PyTorch's TypeErrors for a bad call
-        named = dict(zip(spec.params, vals), __pos__=len(args), __idx__=index)
+        named = dict(zip(spec.params, vals))
         if refused is not None and refused(args, rest, named):
             raise TypeError(f"{name}() received an invalid combination of arguments: "
                             "PyTorch's overload for this call has no 'out'")
@@ -262,7 +254,7 @@ def _out_runner(spec: OpSpec, inner, table: dict):
                 raise _dtype_error("exact", name, _dt.to_dtype(dt), outs[0].dtype)
         with no_grad():
             res = inner(api, args, rest)
-        return write_all(name, rule_now, out, res, spec.out_names and spec.name)
+        return write_all(name, rule_now, out, outs, res, spec.out_names and spec.name)
     run.__name__ = run.__qualname__ = inner.__name__
     run.__wrapped__ = inner
     return run
@@ -291,11 +283,12 @@ def refuse_grad(name: str, values) -> None:
                            "grad.")
 
 
-def write_all(name: str, rule: str, out, res, nt_name: str | None = None):
-    """Write the result ``res`` (a tensor or a tuple of them) into ``out`` under dtype
-    rule ``rule``, all checks before any write; returns ``out``, or for several results
-    the tuple of them (a ``return_types.<nt_name>_out`` when ``res`` is a named tuple)."""
-    several, outs = outs_of(name, out)
+def write_all(name: str, rule: str, out, outs: list, res, nt_name: str | None = None):
+    """Write the result ``res`` (a tensor or a tuple of them) into ``out`` (its tensors
+    ``outs``, from ``outs_of``) under dtype rule ``rule``, all checks before any write;
+    returns ``out``, or for several results the tuple of them (a
+    ``return_types.<nt_name>_out`` when ``res`` is a named tuple)."""
+    several = isinstance(out, (tuple, list))
     if isinstance(res, (tuple, list)) != several:
         raise TypeError(f"{name}(): argument 'out' must be "
                         f"{'tuple of Tensors' if not several else 'Tensor'}, not "

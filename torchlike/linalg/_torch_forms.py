@@ -79,10 +79,11 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     if not isinstance(input, Tensor):
         raise _not_tensor("svd", "input", input)
     if out is not None:   # Note [out= of table functions]
-        refuse_grad("svd", [input] + outs_of("svd", out)[1])
+        outs = outs_of("svd", out)[1]
+        refuse_grad("svd", [input] + outs)
         with no_grad():
             res = svd(input, some, compute_uv)
-        return write_all("svd", "exact", out, res)
+        return write_all("svd", "exact", out, outs, res)
     if input.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
                            f"{input.dim()} dimensions instead")
@@ -153,10 +154,11 @@ def _lu(A, pivot, get_infos, out):
     if not isinstance(A, Tensor):
         raise _not_tensor("lu", "A", A)
     if out is not None:   # Note [out= of table functions]
-        refuse_grad("lu", [A] + outs_of("lu", out)[1])
+        outs = outs_of("lu", out)[1]
+        refuse_grad("lu", [A] + outs)
         with no_grad():
             res = _lu(A, pivot, get_infos, None)
-        return write_all("lu", "exact", out, res)
+        return write_all("lu", "exact", out, outs, res)
     _deprecated("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
                 "torch.linalg.lu_factor_ex and will be removed in a future PyTorch "
                 "release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
