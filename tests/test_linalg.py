@@ -262,13 +262,3 @@ def test_linalg_error_type():
     info = tl.linalg.inv_ex(tl.tensor([[1.0, 2.0], [2.0, 4.0]])).info
     assert info.item() == 2 and info.dtype is tl.int32
     assert tl.linalg.cholesky_ex(tl.tensor([[1.0, 2.0], [2.0, 1.0]])).info.item() == 2
-
-
-def test_autocast_categories():
-    for name in ("matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "addr",
-                 "mv", "chain_matmul", "linalg_multi_dot"):
-        assert OPS[name].autocast == "lower", name
-    for name in ("det", "inverse", "linalg_inv_ex", "linalg_norm", "linalg_vector_norm",
-                 "linalg_matrix_norm", "linalg_svd", "linalg_solve", "cdist", "cholesky",
-                 "pinverse", "linalg_eigh", "linalg_qr"):
-        assert OPS[name].autocast == "fp32", name

@@ -51,5 +51,8 @@ from ._core.dtype_info import *  # noqa: E402,F401,F403
 from ._core.runtime import *  # noqa: E402,F401,F403
 from ._ops.windows import *  # noqa: E402,F401,F403
 from ._compile.compile import compile  # noqa: E402
+from . import amp, cpu  # noqa: E402
+from .amp import autocast  # noqa: E402
+from ._core.autocast_state import *  # noqa: E402,F401,F403
 
 __version__ = "0.1.0"

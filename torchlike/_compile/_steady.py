@@ -12,10 +12,10 @@
 # straight-line code for that state: a guard that checks, without side effects, exactly
 # what the key would have held (the same ``Found``, roots and structure epoch; each
 # argument's shape, dtype, layout and storage position; each hyper-parameter's type and
-# sign or value; the generators' counter types; grad mode, default dtype and precision
-# settings), then the used arrays read from their storages by name, the donation and
-# gradient-recycling checks of ``_run`` (Notes [Donation] and [Recycled gradient
-# buffers]) per input, the executable's call, and the write-back with its plans folded
+# sign or value; the generators' counter types; grad mode, default dtype, precision
+# settings and autocast state), then the used arrays read from their storages by name,
+# the donation and gradient-recycling checks of ``_run`` (Notes [Donation] and [Recycled
+# gradient buffers]) per input, the executable's call, and the write-back with its plans folded
 # in. A guard that fails returns ``MISS`` and the general path serves the call (and arms
 # the steady call of whatever entry it ran). The general path stays the reference:
 # tests/compile/test_steady_call.py runs the same steps through both and compares every
@@ -40,6 +40,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core import xla
+from .._core.autocast_state import _state as _autocast_state
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
@@ -84,7 +85,8 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
               GE=_grad_state.enabled, _jnp=jnp, _getrefcount=sys.getrefcount, _u32=np.uint32,
               _hyper_input=_hyper_input, _tensor_of=_tensor_of, _new=_new,
               VersionCounter=VersionCounter, run_deferred=run_deferred,
-              DEFERRED=entry.deferred, ENTRY=entry)
+              DEFERRED=entry.deferred, ENTRY=entry, _ac=_autocast_state,
+              ACT=_autocast_state.token)
     n = len(args)
     names = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
     L = ["def call(args):",
@@ -97,7 +99,7 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
          " or _epoch.value != cf._found_epoch):",
          "        return MISS",
          "    if (_grad.enabled is not GE or _dflt[0] is not DD or _prec[0] != PREC"
-         " or _tf32[0] != TF32):",
+         " or _tf32[0] != TF32 or _ac.token != ACT):",
          "        return MISS"]
     # the arguments: layout as at the trace, storage at the same position
     first_at: dict = {}     # storage position -> first argument there

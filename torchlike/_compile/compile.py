@@ -91,6 +91,7 @@ from jax.extend.core import Literal
 
 from .._core import dtype as _dt
 from .._core import xla
+from .._core.autocast_state import _state as _autocast_state
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
@@ -263,7 +264,8 @@ class CompiledFunction:
                     tuple([type(c) for c in gen_vals[1::2]]),
                     _grad_state.enabled, _dt.get_default_dtype(),
                     # traced products name the precision (Note [float32 matmul precision])
-                    xla._precision[0], xla._conv_tf32[0])
+                    xla._precision[0], xla._conv_tf32[0],
+                    _autocast_state.token)   # the casts are traced (Note [Autocast])
         # the hyper-parameters as cached device scalars: a constant learning rate is not
         # transferred again on every call (Note [Python numbers as device scalars])
         full = [s.array for s in base] + [_hyper_input(h) for h in hyper] + gen_vals

@@ -7,6 +7,8 @@ from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import INFERENCE_INPLACE_ERROR
 from .._core.tensor import Tensor
+from .autocast_policy import install as install_autocast
+from .autocast_policy import policies_of
 from .dispatch import _plan_of, dispatch, prepare
 from .entries import plain_entry
 from .out_param import RULES as OUT_RULES
@@ -213,6 +215,9 @@ def bind_all() -> None:
         fname = spec.name if spec.function is True else spec.function
         if fname in OUT_RULES and not spec.extra.get("out"):
             install_out(spec, fname)   # Note [out= of table functions]
+        spec.autocast = policies_of(spec.name)
+        if spec.autocast:
+            install_autocast(spec)     # Note [Autocast]
         if fname:
             f = _make_function(spec, fname)
             spec.api = f

@@ -33,6 +33,7 @@ import numpy as np
 from jax import lax
 
 from .._core import dtype as _dt
+from .autocast_policy import autocast_function
 from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
 from . import elementwise  # noqa: F401  (attaches Tensor.is_conj and friends first)
@@ -357,6 +358,7 @@ def view_as_real(input: Tensor) -> Tensor:
     return _guard(call_op("_view_as_real", input), input, "view_as_real")
 
 
+@autocast_function("view_as_complex")
 def view_as_complex(input: Tensor) -> Tensor:
     """Mirrors ``torch.view_as_complex``: a Float/Double tensor whose last dimension has
     size 2 and stride 1 (other strides and the storage offset even) as a complex tensor

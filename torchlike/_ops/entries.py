@@ -4,6 +4,7 @@ to the op's dispatch function (``dispatch.py``)."""
 
 from __future__ import annotations
 
+from .._core.autocast_state import _state as _acs_state
 from .dispatch import _FAST_GLOBALS, _freeze, _Plan, _plan_of, arg_code, wrap_code
 from .spec import OpSpec
 
@@ -158,6 +159,8 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
     plan = _plan_of(spec)
     head, test, fb, last = _PLAIN_ENTRIES[kind]
     lines = [head]
+    if spec.autocast:   # inside an autocast region, ``run`` casts (Note [Autocast])
+        lines += ["    if _acs.on:", f"        return {last}"]
     counts = range(1, len(spec.params) + 1) if kind in ("function", "method") else (2,)
     blocks = 0
     for n in counts:
@@ -171,7 +174,7 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
         blocks += 1
     lines.append(f"    return {last}")
     ns = dict(_FAST_GLOBALS, spec=spec, plan=plan, run=plan.run, entries=plan.entries,
-              _MISSING=_MISSING)
+              _MISSING=_MISSING, _acs=_acs_state)
     for n, tail in (plan.tails or {}).items():
         for p, v in zip(range(n, len(spec.params)), tail):
             ns[f"c{p}"], ns[f"T{p}"] = v, type(v)

@@ -16,6 +16,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ._common import shape_str
+from .autocast_policy import autocast_function
 from .samples import S, arr
 from .spec import OpSpec, register
 from .views import slice_meta
@@ -653,8 +654,8 @@ def _index_put_(self, indices, values, accumulate=False):
     return inplace_apply(self, _index_put_public(self, indices, values, accumulate))
 
 
-Tensor.index_put = _index_put_public
+index_put = autocast_function("index_put")(_index_put_public)   # Note [Autocast]
+Tensor.index_put = index_put
 Tensor.index_put_ = _index_put_
-index_put = _index_put_public
 
 _ = (S, arr)

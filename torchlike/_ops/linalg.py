@@ -224,7 +224,7 @@ def _matmul_samples():
 
 register(OpSpec(
     "matmul", _matmul, "input, other", tensor_args=("input", "other"), promote="none",
-    dunders=("__matmul__", "__rmatmul__"), check=_matmul_check, autocast="lower",
+    dunders=("__matmul__", "__rmatmul__"), check=_matmul_check,
     grad_name=_matmul_grad_name, samples=_matmul_samples,
     doc="Mirrors ``torch.matmul``: dot, matrix-vector, matrix-matrix or broadcast batched "
         "product depending on the ranks; integer inputs give integer results."))
@@ -245,7 +245,7 @@ def _mm_check(input, mat2):
 
 register(OpSpec(
     "mm", lambda input, mat2: jnp.matmul(input, mat2, precision=matmul_precision()), "input, mat2",
-    tensor_args=("input", "mat2"), promote="none", check=_mm_check, autocast="lower",
+    tensor_args=("input", "mat2"), promote="none", check=_mm_check,
     samples=lambda: [S(arr(2, 3), arr(3, 4)), S(arr(4, 4, dtype="float64"),
                                                 arr(4, 1, dtype="float64")),
                      S(arr(2, 3, dtype="int64"), arr(3, 2, dtype="int64"), grad=False),
@@ -269,7 +269,7 @@ def _mv_check(input, vec):
 
 register(OpSpec(
     "mv", lambda input, vec: jnp.matmul(input, vec, precision=matmul_precision()), "input, vec",
-    tensor_args=("input", "vec"), promote="none", check=_mv_check, autocast="lower",
+    tensor_args=("input", "vec"), promote="none", check=_mv_check,
     samples=lambda: [S(arr(2, 3), arr(3)), S(arr(4, 4, dtype="float64"),
                                              arr(4, dtype="float64")),
                      S(arr(2, 3, dtype="int64"), arr(3, dtype="int64"), grad=False),
@@ -290,7 +290,7 @@ def _bmm_check(input, mat2):
 
 register(OpSpec(
     "bmm", lambda input, mat2: jnp.matmul(input, mat2, precision=matmul_precision()), "input, mat2",
-    tensor_args=("input", "mat2"), promote="none", check=_bmm_check, autocast="lower",
+    tensor_args=("input", "mat2"), promote="none", check=_bmm_check,
     samples=lambda: [S(arr(2, 2, 3), arr(2, 3, 4)),
                      S(arr(3, 1, 2, dtype="float64"), arr(3, 2, 2, dtype="float64")),
                      S(arr(2, 2, 3, dtype="int64"), arr(2, 3, 2, dtype="int64"), grad=False),
@@ -491,7 +491,7 @@ def _einsum_check(equation, operands, more):
 register(OpSpec(
     "einsum", _einsum, "equation, operands, *more", tensor_args=("operands", "more"),
     promote="none",
-    method=False, check=_einsum_check, autocast="lower",
+    method=False, check=_einsum_check,
     samples=lambda: [S("ij,jk->ik", arr(2, 3), arr(3, 4)), S("ii", arr(3, 3)),
                      S("bij,bjk->bik", [arr(2, 2, 3), arr(2, 3, 4)]),
                      S("i,j->ij", arr(3), arr(4)), S("...ij->...ji", arr(2, 3, 4)),

@@ -98,7 +98,6 @@ _ADD_SIG = "input, {a}, {b}, *, beta=1, alpha=1"
 register(OpSpec(
     "addmm", _addmm, _ADD_SIG.format(a="mat1", b="mat2"),
     tensor_args=("input", "mat1", "mat2"), promote="none", inplace=True, check=_addmm_check,
-    autocast="lower",
     samples=lambda: [S(arr(2, 4), arr(2, 3), arr(3, 4)), S(arr(4), arr(2, 3), arr(3, 4)),
                      S(arr(2, 4), arr(2, 3), arr(3, 4), beta=0.5, alpha=2.0),
                      S(np.full((2, 2), np.nan, np.float32), arr(2, 3), arr(3, 2), beta=0),
@@ -121,7 +120,7 @@ def _addmv_check(input, mat, vec, beta=1, alpha=1):
 
 register(OpSpec(
     "addmv", _addmv, _ADD_SIG.format(a="mat", b="vec"), tensor_args=("input", "mat", "vec"),
-    promote="none", inplace=True, check=_addmv_check, autocast="lower",
+    promote="none", inplace=True, check=_addmv_check,
     samples=lambda: [S(arr(2), arr(2, 3), arr(3)), S(arr(), arr(2, 3), arr(3), alpha=0.5),
                      S(arr(2), arr(2, 3), arr(3), beta=-1.0),
                      S(arr(2), arr(2, 3), arr(4), grad=False)]))
@@ -151,7 +150,7 @@ def _addr_check(input, vec1, vec2, beta=1, alpha=1):
 
 register(OpSpec(
     "addr", _addr, _ADD_SIG.format(a="vec1", b="vec2"), tensor_args=("input", "vec1", "vec2"),
-    promote="common", inplace=True, check=_addr_check, autocast="lower",
+    promote="common", inplace=True, check=_addr_check,
     samples=lambda: [S(arr(2, 3), arr(2), arr(3)), S(arr(3), arr(2), arr(3), beta=2.0,
                                                      alpha=0.5),
                      # PyTorch's own backward fails for mixed dtypes here
@@ -193,14 +192,14 @@ def _bmm_family_check(name, batched):
 register(OpSpec(
     "addbmm", _addbmm, _ADD_SIG.format(a="batch1", b="batch2"),
     tensor_args=("input", "batch1", "batch2"), promote="none", inplace=True,
-    check=_bmm_family_check("addbmm", False), autocast="lower",
+    check=_bmm_family_check("addbmm", False),
     samples=lambda: [S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4)),
                      S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0.5, alpha=-1.0),
                      S(arr(2, 4), arr(3, 2, 3), arr(2, 3, 4), grad=False)]))
 register(OpSpec(
     "baddbmm", _baddbmm, _ADD_SIG.format(a="batch1", b="batch2"),
     tensor_args=("input", "batch1", "batch2"), promote="none", inplace=True,
-    check=_bmm_family_check("baddbmm", True), autocast="lower",
+    check=_bmm_family_check("baddbmm", True),
     samples=lambda: [S(arr(3, 2, 4), arr(3, 2, 3), arr(3, 3, 4)),
                      S(arr(2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0.5, alpha=2.0),
                      S(arr(3, 2, 4), arr(3, 2, 3), arr(3, 3, 4), beta=0),
@@ -341,7 +340,6 @@ def _cdist_check(x1, x2, p=2.0, compute_mode=None):
 register(OpSpec(
     "cdist", _cdist, "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'",
     tensor_args=("x1", "x2"), promote="none", method=False, check=_cdist_check,
-    autocast="fp32",
     samples=lambda: [S(arr(3, 2), arr(4, 2)), S(arr(2, 3, 4), arr(2, 5, 4), p=1.0),
                      S(arr(3, 2), arr(4, 2), p=3.0), S(arr(3, 2), arr(4, 2), p=float("inf")),
                      S(arr(3, 2, dtype="float64"), arr(2, 2, dtype="float64"), p=0.0),
@@ -398,7 +396,6 @@ def _multi_dot_check_list(name, ms, allow_vectors=True):
 register(OpSpec(
     "chain_matmul", lambda *matrices: _chain(matrices), "*matrices",
     tensor_args=("matrices",), promote="none", method=False, check=_chain_check,
-    autocast="lower",
     samples=lambda: [S(arr(2, 3), arr(3, 4), arr(4, 2)), S(arr(2, 3)),
                      S(arr(2, 3, dtype="float64"), arr(3, 3, dtype="float64"))]))
 
@@ -412,7 +409,7 @@ def _multi_dot_check(tensors, out=None):
 register(OpSpec(
     "linalg_multi_dot", lambda tensors, out=None: _chain([tensors]), "tensors, *, out=None",
     tensor_args=("tensors",), promote="none", function=False, method=False,
-    check=_multi_dot_check, autocast="lower", extra={"public": "linalg.multi_dot"},
+    check=_multi_dot_check, extra={"public": "linalg.multi_dot"},
     samples=lambda: [S([arr(2, 3), arr(3, 4), arr(4, 2)]), S([arr(3), arr(3, 4), arr(4)]),
                      S([arr(3), arr(3)]), S([arr(2, 3)], grad=False),
                      S([arr(2, 3), arr(4, 2)], grad=False)]))

@@ -20,7 +20,7 @@ from .spec import OpSpec, register
 __all__: list = []
 
 
-def _act(name, fn, sig, kernel, grad_name, samples, *, check=None, autocast=None,
+def _act(name, fn, sig, kernel, grad_name, samples, *, check=None,
          float_only=True, **kw):
     chk = _float_only(kernel) if float_only else None
     if check is not None:
@@ -33,7 +33,7 @@ def _act(name, fn, sig, kernel, grad_name, samples, *, check=None, autocast=None
     kw.setdefault("function", False)
     kw.setdefault("method", False)
     register(OpSpec(name, fn, sig, promote="none", check=chk, grad_name=grad_name,
-                    autocast=autocast, samples=samples,
+                    samples=samples,
                     doc=kw.pop("doc", f"Kernel of ``torch.nn.functional.{name}``."), **kw))
 
 

@@ -203,7 +203,7 @@ for _nd in (1, 2, 3):
         f"conv{_nd}d", _conv_fn(_nd),
         "input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1",
         tensor_args=("input", "weight", "bias"), promote="none", method=False,
-        grad_name=_conv_name(_nd), autocast="lower", check=_conv_check(_nd, False),
+        grad_name=_conv_name(_nd), check=_conv_check(_nd, False),
         convolution=True,
         samples=_conv_samples(_nd, False),
         doc=f"Mirrors ``torch.conv{_nd}d`` (``torch.nn.functional.conv{_nd}d``)."))
@@ -212,7 +212,7 @@ for _nd in (1, 2, 3):
         "input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, "
         "dilation=1",
         tensor_args=("input", "weight", "bias"), promote="none", method=False,
-        grad_name=_conv_name(_nd), autocast="lower", check=_conv_check(_nd, True),
+        grad_name=_conv_name(_nd), check=_conv_check(_nd, True),
         convolution=True,
         samples=_conv_samples(_nd, True),
         doc=f"Mirrors ``torch.conv_transpose{_nd}d``."))

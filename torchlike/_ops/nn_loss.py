@@ -201,7 +201,7 @@ def _nll_check(input, target, weight=None, reduction="mean", ignore_index=-100):
 register(OpSpec(
     "nll_loss", _nll_loss, "input, target, weight=None, reduction='mean', ignore_index=-100",
     tensor_args=("input", "target", "weight"), promote="none", function=False, method=False,
-    check=_nll_check, autocast="fp32",
+    check=_nll_check,
     grad_name=lambda *v: "NllLoss2DBackward0" if v[0].dim() > 2 else "NllLossBackward0",
     doc="Kernel of ``torch.nn.functional.nll_loss`` (``nll_loss_nd``): input ``(C)``, "
         "``(N, C)`` or ``(N, C, d1, ...)``; ``reduction`` is a string.",
@@ -228,7 +228,7 @@ register(OpSpec(
     "mse_loss", _mse_loss, "input, target, reduction='mean'", tensor_args=("input", "target"),
     promote="common", function=False, method=False, grad_name="MseLossBackward0",
     check=lambda i, t, r="mean": (_float_promoted("mse_cpu")(i, t), check_broadcast(i, t)),
-    autocast="fp32", doc="Kernel of ``torch.nn.functional.mse_loss``.",
+    doc="Kernel of ``torch.nn.functional.mse_loss``.",
     samples=lambda: _loss_samples([S(arr(3), arr(2, 3)),
                                    # the check is on the promoted dtype, as PyTorch's
                                    S(arr(3, 4), arr(3, 4, dtype="int64")),
@@ -254,7 +254,7 @@ def _sl1_check(input, target, reduction="mean", beta=1.0):
 register(OpSpec(
     "smooth_l1_loss", _smooth_l1_loss, "input, target, reduction='mean', beta=1.0",
     tensor_args=("input", "target"), promote="common", function=False, method=False,
-    grad_name="SmoothL1LossBackward0", check=_sl1_check, autocast="fp32",
+    grad_name="SmoothL1LossBackward0", check=_sl1_check,
     doc="Kernel of ``torch.nn.functional.smooth_l1_loss``.",
     samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), beta=0.5),
                                    S(arr(3, 4), arr(3, 4, dtype="int64")),
@@ -278,7 +278,7 @@ def _huber_check(input, target, reduction="mean", delta=1.0):
 register(OpSpec(
     "huber_loss", _huber_loss, "input, target, reduction='mean', delta=1.0",
     tensor_args=("input", "target"), promote="common", function=False, method=False,
-    grad_name="HuberLossBackward0", check=_huber_check, autocast="fp32",
+    grad_name="HuberLossBackward0", check=_huber_check,
     doc="Kernel of ``torch.nn.functional.huber_loss``.",
     samples=lambda: _loss_samples([S(arr(3, 4), arr(3, 4), delta=0.5),
                                    S(arr(3, 4), arr(3, 4, dtype="int64")),
@@ -338,7 +338,7 @@ def _bce_check(input, target, weight=None, reduction="mean"):
 register(OpSpec(
     "binary_cross_entropy", _bce, "input, target, weight=None, reduction='mean'",
     tensor_args=("input", "target", "weight"), promote="common", function=False, method=False,
-    grad_name="BinaryCrossEntropyBackward0", check=_bce_check, autocast="fp32",
+    grad_name="BinaryCrossEntropyBackward0", check=_bce_check,
     doc="Kernel of ``torch.nn.functional.binary_cross_entropy`` (logs clamped at -100).",
     samples=lambda: [S(arr(3, 4, low=0.05, high=0.95), arr(3, 4, low=0, high=1)),
                      S(arr(3, 4, low=0.05, high=0.95), arr(3, 4, low=0, high=1),
@@ -366,7 +366,7 @@ register(OpSpec(
     check=lambda i, t, *a: (_float_only("binary_cross_entropy_with_logits", (0, 1))(i, t),
                             check_broadcast(*[v for v in (i, t) + tuple(a[:2])
                                               if v is not None])),
-    autocast="fp32", doc="Kernel of ``torch.nn.functional.binary_cross_entropy_with_logits``.",
+    doc="Kernel of ``torch.nn.functional.binary_cross_entropy_with_logits``.",
     samples=lambda: [S(arr(3, 4), arr(3, 4, low=0, high=1)),
                      S(arr(3, 4), arr(3, 4, low=0, high=1), arr(4, positive=True),
                        arr(4, positive=True), "sum"),
@@ -381,7 +381,7 @@ def _soft_margin(input, target, reduction="mean"):
 register(OpSpec(
     "soft_margin_loss", _soft_margin, "input, target, reduction='mean'",
     tensor_args=("input", "target"), promote="common", function=False, method=False,
-    grad_name="SoftMarginLossBackward0", autocast="fp32",
+    grad_name="SoftMarginLossBackward0",
     check=lambda i, t, r="mean": check_broadcast(i, t),
     doc="Kernel of ``torch.nn.functional.soft_margin_loss``.",
     samples=lambda: _loss_samples()))
@@ -418,7 +418,7 @@ def _mlm_check(input, target, reduction="mean"):
 register(OpSpec(
     "multilabel_margin_loss", _multilabel_margin, "input, target, reduction='mean'",
     tensor_args=("input", "target"), promote="none", function=False, method=False,
-    grad_name="MultilabelMarginLossBackward0", check=_mlm_check, autocast="fp32",
+    grad_name="MultilabelMarginLossBackward0", check=_mlm_check,
     doc="Kernel of ``torch.nn.functional.multilabel_margin_loss``.",
     samples=lambda: [S(arr(3, 5), np.array([[1, 2, -1, 0, 0], [4, -1, 2, 2, 2],
                                              [0, 1, 2, 3, 4]])),
@@ -459,7 +459,7 @@ register(OpSpec(
     "multi_margin_loss", _multi_margin,
     "input, target, p=1, margin=1.0, weight=None, reduction='mean'",
     tensor_args=("input", "target", "weight"), promote="none", function=False, method=False,
-    grad_name="MultiMarginLossBackward0", check=_mm_check, autocast="fp32",
+    grad_name="MultiMarginLossBackward0", check=_mm_check,
     doc="Kernel of ``torch.nn.functional.multi_margin_loss``.",
     samples=lambda: [S(arr(3, 5), np.array([1, 0, 4])),
                      S(arr(3, 5), np.array([1, 0, 4]), 2, 0.5, arr(5, positive=True), "sum"),
@@ -558,7 +558,7 @@ register(OpSpec(
     "ctc_loss", _ctc_loss,
     "log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False",
     tensor_args=("log_probs", "targets", "input_lengths", "target_lengths"), promote="none",
-    function=False, method=False, grad_name="CtcLossBackward0", autocast="fp32",
+    function=False, method=False, grad_name="CtcLossBackward0",
     doc="Kernel of ``torch.nn.functional.ctc_loss``: per-sample losses for log_probs "
         "``(T, N, C)`` and padded targets ``(N, S)``.",
     samples=lambda: [S(np.log(np.full((5, 2, 4), 0.25, np.float32)),

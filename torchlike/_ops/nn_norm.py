@@ -126,7 +126,7 @@ register(OpSpec(
     "input, weight, bias, running_mean, running_var, momentum, training, eps",
     tensor_args=("input", "weight", "bias", "running_mean", "running_var", "momentum"),
     promote="none", method=False, function=False, nondiff_outputs=(1, 2),
-    grad_name="NativeBatchNormBackward0", autocast="fp32", check=_batch_norm_check,
+    grad_name="NativeBatchNormBackward0", check=_batch_norm_check,
     doc="Kernel of ``torch.nn.functional.batch_norm``: (output, new running_mean, new "
         "running_var); see Note [Stateful kernels stay pure].",
     samples=lambda: []))
@@ -189,7 +189,7 @@ register(OpSpec(
     "input, weight, bias, running_mean, running_var, momentum, use_input_stats, eps",
     tensor_args=("input", "weight", "bias", "running_mean", "running_var", "momentum"),
     promote="none", method=False, function=False, nondiff_outputs=(1, 2),
-    grad_name="ViewBackward0", autocast="fp32", check=_instance_norm_check,
+    grad_name="ViewBackward0", check=_instance_norm_check,
     doc="Kernel of ``torch.nn.functional.instance_norm``: (output, new running_mean, new "
         "running_var).", samples=lambda: []))
 
@@ -253,7 +253,7 @@ register(OpSpec(
     "layer_norm", _layer_norm,
     "input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True",
     tensor_args=("input", "weight", "bias"), promote="none", method=False,
-    grad_name="NativeLayerNormBackward0", autocast="fp32", check=_layer_norm_check,
+    grad_name="NativeLayerNormBackward0", check=_layer_norm_check,
     doc="Mirrors ``torch.layer_norm`` (``torch.nn.functional.layer_norm``).",
     samples=lambda: [
         S(arr(4, 5), [5]), S(arr(2, 3, 4), (3, 4), arr(3, 4), arr(3, 4)),
@@ -304,7 +304,7 @@ register(OpSpec(
     "group_norm", _group_norm,
     "input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True",
     tensor_args=("input", "weight", "bias"), promote="none", method=False,
-    grad_name="NativeGroupNormBackward0", autocast="fp32", check=_group_norm_check,
+    grad_name="NativeGroupNormBackward0", check=_group_norm_check,
     doc="Mirrors ``torch.group_norm`` (``torch.nn.functional.group_norm``).",
     samples=lambda: [
         S(arr(4, 6, 5), 3, arr(6), arr(6)), S(arr(2, 4, 3, 3), 2),
@@ -426,7 +426,7 @@ def _cpp(d) -> str:
 register(OpSpec(
     "linear", _linear, "input, weight, bias=None", tensor_args=("input", "weight", "bias"),
     promote="none", method=False, function=False, grad_name=_linear_grad_name,
-    autocast="lower", check=_linear_check,
+    check=_linear_check,
     doc="Kernel of ``torch.nn.functional.linear``: ``input @ weight.T + bias``.",
     samples=lambda: []))
 
@@ -469,7 +469,7 @@ register(OpSpec(
     "bilinear", _bilinear, "input1, input2, weight, bias=None",
     tensor_args=("input1", "input2", "weight", "bias"), promote="none", method=False,
     grad_name=lambda i1, i2, w, b=None: "AddBackward0" if b is not None else "ViewBackward0",
-    autocast="lower", check=_bilinear_check,
+    check=_bilinear_check,
     doc="Mirrors ``torch.bilinear`` (``torch.nn.functional.bilinear``).",
     samples=lambda: [
         S(arr(3, 5), arr(3, 4), arr(2, 5, 4), arr(2)), S(arr(3, 5), arr(3, 4), arr(2, 5, 4)),

@@ -337,7 +337,7 @@ register(OpSpec(
     "_scaled_dot_product_attention", _sdpa_fn,
     "query, key, value, attn_mask, dropout_mask, is_causal, scale, enable_gqa",
     tensor_args=("query", "key", "value", "attn_mask", "dropout_mask"), promote="none",
-    function=False, method=False, check=_sdpa_check, autocast="lower",
+    function=False, method=False, check=_sdpa_check,
     grad_name="ScaledDotProductAttentionBackward0",
     doc="Kernel of ``torch.nn.functional.scaled_dot_product_attention`` (the math "
         "formulation); ``dropout_mask`` holds the pre-scaled keep mask or None.",

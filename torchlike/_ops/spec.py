@@ -47,7 +47,9 @@ class OpSpec:
     convolution: bool = False          # holds an XLA convolution (see _core/xla.py)
     grad_name: str | Callable | None = None  # "AddBackward0" or fn(vals)->name
     saves: bool = True                 # PyTorch saves tensors for backward (freed after)
-    autocast: str | None = None        # "lower" | "fp32" | "promote" | None
+    # {device type: "lower" | "fp32" | "fp32_opt" | "promote"}: PyTorch's autocast
+    # policies, filled in from autocast_policy.POLICIES when the table is bound
+    autocast: dict | None = None
     check: Callable | None = None      # eager validation, raises PyTorch's errors
     out_names: tuple | None = None     # return a named tuple with these fields
     nondiff_outputs: tuple = ()        # output indices that never require grad

@@ -20,6 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.autocast_state import _state as _autocast_state
+from .autocast_policy import autocast_function
 from .._core.grad_mode import no_grad
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor, wrap_dim
@@ -217,6 +219,7 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 
 @_public
+@autocast_function("kl_div")
 def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
            log_target: bool = False) -> Tensor:
     """Mirrors ``torch.kl_div(input, target, reduction=1, *, log_target=False)``: the
@@ -231,6 +234,7 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
 
 
 @_public
+@autocast_function("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: int = 0) -> Tensor:
     """Mirrors ``torch.cosine_embedding_loss`` (``reduction`` an int)."""
@@ -240,6 +244,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 @_public
+@autocast_function("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: int = 0) -> Tensor:
     """Mirrors ``torch.hinge_embedding_loss`` (``reduction`` an int)."""
@@ -249,6 +254,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
 
 
 @_public
+@autocast_function("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: int = 0) -> Tensor:
     """Mirrors ``torch.margin_ranking_loss``: ``max(0, -target * (input1 - input2) +
@@ -258,6 +264,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 
 @_public
+@autocast_function("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction: int) -> Tensor:
     """Mirrors ``torch.poisson_nll_loss`` (every argument required, ``reduction`` an
@@ -267,6 +274,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 
 
 @_public
+@autocast_function("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-06,
                         swap: bool = False, reduction: int = 0) -> Tensor:
@@ -435,7 +443,7 @@ def _native_layer_norm_check(input, normalized_shape, weight, bias, eps):
 register(OpSpec(
     "native_layer_norm", _native_layer_norm, "input, normalized_shape, weight, bias, eps",
     tensor_args=("input", "weight", "bias"), promote="none", method=False,
-    nondiff_outputs=(1, 2), grad_name="NativeLayerNormBackward0", autocast="fp32",
+    nondiff_outputs=(1, 2), grad_name="NativeLayerNormBackward0",
     check=_native_layer_norm_check,
     doc="Mirrors ``torch.native_layer_norm``: ``(layer_norm(...), mean, rstd)``, the "
         "statistics over the normalized dimensions kept as size-1 dimensions.",
@@ -462,7 +470,7 @@ def _native_group_norm_check(input, weight, bias, N, C, HxW, group, eps):
 register(OpSpec(
     "native_group_norm", _native_group_norm,
     "input, weight, bias, N, C, HxW, group, eps", tensor_args=("input", "weight", "bias"),
-    promote="none", method=False, grad_name="NativeGroupNormBackward0", autocast="fp32",
+    promote="none", method=False, grad_name="NativeGroupNormBackward0",
     check=_native_group_norm_check,
     doc="Mirrors ``torch.native_group_norm``: ``(group_norm(...), mean, rstd)``, the "
         "statistics of shape ``(N, group)``; all three are differentiable, as in PyTorch.",
@@ -618,7 +626,7 @@ register(OpSpec(
     "convolution", _convolution_fn,
     "input, weight, bias, stride, padding, dilation, transposed, output_padding, groups",
     tensor_args=("input", "weight", "bias"), promote="none", method=False,
-    grad_name="ConvolutionBackward0", autocast="lower", check=_convolution_check,
+    grad_name="ConvolutionBackward0", check=_convolution_check,
     convolution=True,
     doc="Mirrors ``torch.convolution``: ``conv{1,2,3}d`` or ``conv_transpose{1,2,3}d`` "
         "after the weight's dimensions, batched input only, every geometry argument a "
@@ -679,10 +687,36 @@ register(OpSpec(
 # ---------------------------------------------------------------------------
 # RNN cells (the kernel of nn.RNNCell / LSTMCell / GRUCell)
 def _cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tensor, b_ih, b_hh):
+    st = _autocast_state
+    if st.on and st.enabled["cpu"] and input.device.type == "cpu":
+        return _cell_composed(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh)
     return call_op("_rnn_cell", input, hx, cx, w_ih, w_hh, b_ih, b_hh, mode)
 
 
+def _cell_composed(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    """The cell as PyTorch composes it (``aten/src/ATen/native/RNN.cpp``): under CPU
+    autocast its two ``linear`` calls compute in the autocast dtype and the state
+    arithmetic promotes with the float32 state, which one fused op would not show
+    (Note [Autocast] in autocast_policy.py)."""
+    from ..nn.functional import linear
+    gi, gh = linear(input, w_ih, b_ih), linear(hx, w_hh, b_hh)
+    if mode == "RNN_TANH":
+        return (gi + gh).tanh()
+    if mode == "RNN_RELU":
+        return (gi + gh).relu()
+    if mode == "LSTM":
+        i, f, g, o = (gi + gh).chunk(4, 1)
+        cy = f.sigmoid() * cx + i.sigmoid() * g.tanh()
+        return o.sigmoid() * cy.tanh(), cy
+    i_r, i_i, i_n = gi.chunk(3, 1)
+    h_r, h_i, h_n = gh.chunk(3, 1)
+    z = (i_i + h_i).sigmoid()
+    n = (i_n + (i_r + h_r).sigmoid() * h_n).tanh()
+    return (hx - n) * z + n
+
+
 @_public
+@autocast_function("rnn_tanh_cell")
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """Mirrors ``torch.rnn_tanh_cell``: ``tanh(input W_ih^T + b_ih + hx W_hh^T + b_hh)``."""
@@ -690,6 +724,7 @@ def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
 
 
 @_public
+@autocast_function("rnn_relu_cell")
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
                   b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """Mirrors ``torch.rnn_relu_cell``: ``relu(input W_ih^T + b_ih + hx W_hh^T + b_hh)``."""
@@ -697,6 +732,7 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
 
 
 @_public
+@autocast_function("lstm_cell")
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
               b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple:
     """Mirrors ``torch.lstm_cell(input, (h, c), w_ih, w_hh, b_ih=None, b_hh=None)``:
@@ -707,6 +743,7 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
 
 
 @_public
+@autocast_function("gru_cell")
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
     """Mirrors ``torch.gru_cell``: one GRU step with PyTorch's gate formulas."""

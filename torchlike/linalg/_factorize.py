@@ -35,7 +35,7 @@ def _lu_factor_check(A, pivot=True, out=None):
 
 _linalg("lu_factor", _lu_factor, "A, *, pivot=True", tensor_args=("A",),
         promote="none", check=_lu_factor_check, out_names=("LU", "pivots"),
-        grad_name="LinalgLuFactorExBackward0", autocast="fp32",
+        grad_name="LinalgLuFactorExBackward0",
         doc="Mirrors ``torch.linalg.lu_factor``: ``lu_factor_ex`` that raises PyTorch's "
             "RuntimeError when ``U`` has an exact zero on its diagonal (eager only).",
         samples=lambda: [S(arr(3, 3)), S(arr(2, 4, 4, dtype="float64")),
@@ -62,7 +62,7 @@ def _cholesky_old_check(input, upper=False):
 
 register(OpSpec(
     "cholesky", lambda input, upper=False: _cholesky_core(input, upper), "input, upper=False",
-    promote="none", check=_cholesky_old_check, autocast="fp32",
+    promote="none", check=_cholesky_old_check,
     grad_name="LinalgCholeskyExBackward0",
     samples=lambda: [S(_sq(3, 3, spd=True)), S(_sq(2, 3, 3, spd=True, dtype="float64"),
                                                upper=True),
@@ -77,7 +77,7 @@ def _cholesky_check(A, upper=False, out=None):
 
 _linalg("cholesky", lambda A, upper=False, out=None: _cholesky_core(A, upper),
         "A, *, upper=False", tensor_args=("A",), promote="none",
-        check=_cholesky_check, autocast="fp32", grad_name="LinalgCholeskyExBackward0",
+        check=_cholesky_check, grad_name="LinalgCholeskyExBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)),
                          S(_sq(2, 4, 4, spd=True, dtype="float64"), upper=True),
                          S(_sq(3, 3, spd=True, dtype="complex128"), grad=False),
@@ -99,7 +99,7 @@ def _cholesky_ex_check(A, upper=False, check_errors=False, out=None):
 
 
 _linalg("cholesky_ex", _cholesky_ex, "A, *, upper=False, check_errors=False",
-        tensor_args=("A",), promote="none", check=_cholesky_ex_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_cholesky_ex_check,
         out_names=("L", "info"), grad_name="LinalgCholeskyExBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)), S(_sq(2, 3, 3, spd=True), upper=True)])
 
@@ -131,7 +131,7 @@ def _eigh_invariant(w, v):
 
 _linalg("eigh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO),
         "A, UPLO='L'", tensor_args=("A",),
-        promote="none", check=_eigh_check("linalg.eigh"), autocast="fp32",
+        promote="none", check=_eigh_check("linalg.eigh"),
         out_names=("eigenvalues", "eigenvectors"), grad_name="LinalgEighBackward0",
         extra={"invariant": _eigh_invariant},
         samples=lambda: [S(_sq(3, 3, spd=True)), S(arr(4, 4), "U"),
@@ -139,7 +139,7 @@ _linalg("eigh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO),
                          S(arr(3, 3), "X", grad=False)])
 _linalg("eigvalsh", lambda A, UPLO="L", out=None: _eigh_core(A, UPLO)[0],
         "A, UPLO='L'", tensor_args=("A",), promote="none",
-        check=_eigh_check("linalg.eigvalsh"), autocast="fp32",
+        check=_eigh_check("linalg.eigvalsh"),
         grad_name="LinalgEighBackward0",
         samples=lambda: [S(_sq(3, 3, spd=True)), S(arr(4, 4), "U"),
                          S(arr(2, 3, 3, dtype="float64"))])
@@ -162,13 +162,13 @@ def _eig_invariant(w, v):
 
 
 _linalg("eig", _eig, "A", tensor_args=("A",), promote="none",
-        check=_eig_check, autocast="fp32", out_names=("eigenvalues", "eigenvectors"),
+        check=_eig_check, out_names=("eigenvalues", "eigenvectors"),
         grad_name="LinalgEigBackward0", extra={"invariant": _eig_invariant},
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(2, 3, 3, dtype="float64"),
                                                      grad=False),
                          S(arr(3, 3, dtype="complex64"), grad=False)])
 _linalg("eigvals", lambda A, out=None: jnp.linalg.eigvals(A), "A",
-        tensor_args=("A",), promote="none", check=_eig_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_eig_check,
         grad_name="LinalgEigBackward0",
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(2, 3, 3, dtype="float64"),
                                                      grad=False)])
@@ -195,7 +195,7 @@ def _svd_invariant(u, s, vh):
 
 
 _linalg("svd", _svd, "A, full_matrices=True, *, driver=None", tensor_args=("A",),
-        promote="none", check=_svd_check("linalg.svd"), autocast="fp32",
+        promote="none", check=_svd_check("linalg.svd"),
         out_names=("U", "S", "Vh"), grad_name="LinalgSvdBackward0",
         extra={"invariant": _svd_invariant},
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2), full_matrices=False),
@@ -205,7 +205,7 @@ _linalg("svd", _svd, "A, full_matrices=True, *, driver=None", tensor_args=("A",)
                          S(arr(3, 3, dtype="int64"), grad=False)])
 _linalg("svdvals", lambda A, driver=None, out=None: jnp.linalg.svd(A, compute_uv=False),
         "A, *, driver=None", tensor_args=("A",), promote="none",
-        check=_svd_check("linalg.svdvals"), autocast="fp32", grad_name="LinalgSvdBackward0",
+        check=_svd_check("linalg.svdvals"), grad_name="LinalgSvdBackward0",
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2)), S(arr(2, 3, 5, dtype="float64"))])
 
 
@@ -233,7 +233,7 @@ def _qr_invariant(q, r):
 
 
 _linalg("qr", _qr, "A, mode='reduced'", tensor_args=("A",), promote="none",
-        check=_qr_check, autocast="fp32", out_names=("Q", "R"),
+        check=_qr_check, out_names=("Q", "R"),
         grad_name="LinalgQrBackward0", extra={"invariant": _qr_invariant},
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2)), S(arr(2, 4, 3, dtype="float64")),
                          S(arr(4, 2), mode="complete", grad=False),

@@ -95,7 +95,7 @@ def _singular_lu():
 
 
 _linalg("lu_factor_ex", _lu_factor_ex, "A, *, pivot=True, check_errors=False",
-        tensor_args=("A",), promote="none", check=_lu_factor_ex_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_lu_factor_ex_check,
         out_names=("LU", "pivots", "info"), grad_name="LinalgLuFactorExBackward0",
         doc="Mirrors ``torch.linalg.lu_factor_ex``: LU factorization with partial pivoting "
             "(``LU``, 1-based int32 ``pivots``) and LAPACK's ``info``: the index of the "
@@ -140,7 +140,7 @@ def _lu_check(A, pivot=True, out=None):
 
 
 _linalg("lu", _lu, "A, *, pivot=True", tensor_args=("A",), promote="none",
-        check=_lu_check, autocast="fp32", out_names=("P", "L", "U"),
+        check=_lu_check, out_names=("P", "L", "U"),
         grad_name="LinalgLuBackward0", nondiff_outputs=(0,),
         doc="Mirrors ``torch.linalg.lu``: ``A = P @ L @ U`` with partial pivoting; ``P`` "
             "has ``A``'s dtype and never requires grad.",
@@ -287,7 +287,7 @@ def _linalg_lu_solve_samples():
 
 _linalg("lu_solve", _linalg_lu_solve, "LU, pivots, B, *, left=True, adjoint=False",
         tensor_args=("LU", "pivots", "B"), promote="none", check=_linalg_lu_solve_check,
-        autocast="fp32", grad_name="LinalgLuSolveBackward0",
+        grad_name="LinalgLuSolveBackward0",
         doc="Mirrors ``torch.linalg.lu_solve``: solves ``A X = B`` (``X A = B`` with "
             "``left=False``; ``A^H`` for ``A`` with ``adjoint=True``) from ``lu_factor``'s "
             "result. Pivots out of range raise PyTorch's error (eagerly; under "
@@ -333,7 +333,7 @@ def _singular_batch():
 
 
 _linalg("solve_ex", _solve_ex, "A, B, *, left=True, check_errors=False",
-        tensor_args=("A", "B"), promote="none", check=_solve_ex_check, autocast="fp32",
+        tensor_args=("A", "B"), promote="none", check=_solve_ex_check,
         out_names=("result", "info"), grad_name="LinalgSolveExBackward0",
         doc="Mirrors ``torch.linalg.solve_ex``: ``linalg.solve`` plus LAPACK's ``info`` "
             "(the first exact zero pivot of ``A``'s LU factorization, 0 when there is none); "
@@ -463,7 +463,7 @@ def _householder_product_check(A, tau, out=None):
 
 _linalg("householder_product", lambda A, tau, out=None: householder_product_core(A, tau),
         "A, tau", tensor_args=("A", "tau"), promote="none",
-        check=_householder_product_check, autocast="fp32",
+        check=_householder_product_check,
         grad_name="LinalgHouseholderProductBackward0",
         doc="Mirrors ``torch.linalg.householder_product``: the first ``n`` columns of "
             "``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` stored below the "
@@ -527,7 +527,7 @@ def _tensorinv_check(A, ind=2, out=None):
 
 
 _linalg("tensorinv", _tensorinv, "A, ind=2", tensor_args=("A",),
-        promote="none", check=_tensorinv_check, autocast="fp32",
+        promote="none", check=_tensorinv_check,
         grad_name="ReshapeAliasBackward0",
         doc="Mirrors ``torch.linalg.tensorinv``: the inverse of ``A`` read as a "
             "``prod(A.shape[:ind]) x prod(A.shape[ind:])`` matrix, shaped "
@@ -592,7 +592,7 @@ def _tensorsolve_check(A, B, dims=None, out=None):
 
 
 _linalg("tensorsolve", _tensorsolve, "A, B, dims=None", tensor_args=("A", "B"),
-        promote="none", check=_tensorsolve_check, autocast="fp32", grad_name="ViewBackward0",
+        promote="none", check=_tensorsolve_check, grad_name="ViewBackward0",
         doc="Mirrors ``torch.linalg.tensorsolve``: ``X`` with ``tensordot(A, X, X.ndim) == "
             "B``, after moving ``dims`` of ``A`` to the end. One op: its node carries the "
             "name of the last step PyTorch records (``ViewBackward0``).",

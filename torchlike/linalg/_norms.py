@@ -60,7 +60,7 @@ def _norm_samples():
 
 _linalg("vector_norm", _vector_norm,
         "x, ord=2, dim=None, keepdim=False, *, dtype=None", tensor_args=("x",),
-        promote="none", check=_vector_norm_check, autocast="fp32", samples=_norm_samples)
+        promote="none", check=_vector_norm_check, samples=_norm_samples)
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -119,7 +119,7 @@ def _matrix_norm_check(A, ord="fro", dim=None, keepdim=False, dtype=None, out=No
 
 _linalg("matrix_norm", _matrix_norm,
         "A, ord='fro', dim=None, keepdim=False, *, dtype=None",
-        tensor_args=("A",), promote="none", check=_matrix_norm_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_matrix_norm_check,
         samples=lambda: [S(arr(3, 4)), S(arr(3, 4), "nuc"), S(arr(3, 4), 2),
                          S(arr(3, 4), -2), S(arr(2, 3, 4), 1, keepdim=True),
                          S(arr(3, 4), -1), S(arr(3, 4), float("inf")),
@@ -162,7 +162,7 @@ def _norm_check(A, ord=None, dim=None, keepdim=False, dtype=None, out=None):
 
 
 _linalg("norm", _norm, "A, ord=None, dim=None, keepdim=False, *, dtype=None",
-        tensor_args=("A",), promote="none", check=_norm_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_norm_check,
         samples=lambda: [S(arr(3, 4)), S(arr(2, 3, 4)), S(arr(5), 3.0),
                          S(arr(3, 4), "nuc"), S(arr(3, 4), 1), S(arr(3, 4), None, 1),
                          S(arr(2, 3, 4), 2, (1, 2), True), S(arr(3, 4), float("inf"), 0),
@@ -222,7 +222,6 @@ def _matrix_rank_check(A, *rest, **kw):
 _linalg("matrix_rank", _matrix_rank,
         "A, tol=None, hermitian=False, *, atol=None, rtol=None",
         tensor_args=("A",), promote="none", check=_matrix_rank_check, differentiable=False,
-        autocast="fp32",
         samples=lambda: [S(arr(3, 3), grad=False), S(arr(4, 2) @ arr(2, 4), grad=False),
                          S(arr(2, 3, 5, dtype="float64"), grad=False),
                          S(arr(3, 3), atol=1.0, grad=False),
@@ -250,7 +249,7 @@ def _cond_check(A, p=None, out=None):
 
 
 _linalg("cond", _cond, "A, p=None", tensor_args=("A",), promote="none",
-        check=_cond_check, autocast="fp32",
+        check=_cond_check,
         # PyTorch's own backward of the inverse-based orders fails (a saved tensor is
         # modified in place), so those samples compare values only.
         samples=lambda: [S(_sq(3, 3)), S(arr(3, 4)), S(_sq(3, 3), "fro", grad=False),

@@ -23,7 +23,7 @@ from ._common import (_check_singular, _default_tols, _eps, _expose, _float_squa
 # determinants
 register(OpSpec(
     "det", lambda input: jnp.linalg.det(input), "input", promote="none",
-    check=_float_square("linalg.det"), grad_name="LinalgDetBackward0", autocast="fp32",
+    check=_float_square("linalg.det"), grad_name="LinalgDetBackward0",
     samples=lambda: [S(_sq(3, 3)), S(_sq(2, 4, 4, dtype="float64")), S(_sq(1, 1)),
                      S(_sq(2, 2, dtype="complex128"), grad=False),
                      S(arr(3, 3, dtype="int64"), grad=False), S(arr(2, 3), grad=False)]))
@@ -38,12 +38,12 @@ def _slogdet(A, out=None):
 register(OpSpec(
     "slogdet", lambda input: _slogdet(input), "input", promote="none",
     check=_float_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
-    grad_name="LinalgSlogdetBackward0", autocast="fp32",
+    grad_name="LinalgSlogdetBackward0",
     samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64")),
                      S(arr(3, 3, dtype="int64"), grad=False)]))
 _linalg("slogdet", _slogdet, "A", tensor_args=("A",), promote="none",
         check=_float_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
-        grad_name="LinalgSlogdetBackward0", autocast="fp32",
+        grad_name="LinalgSlogdetBackward0",
         samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64"))])
 
 
@@ -56,7 +56,6 @@ def _logdet(input):
 
 register(OpSpec(
     "logdet", _logdet, "input", promote="none", check=_float_square("logdet"),
-    autocast="fp32",
     samples=lambda: [S(_sq(3, 3)), S(_sq(2, 3, 3, dtype="float64")),
                      S(np.array([[-1.0, 0], [0, 1]], np.float32), grad=False),
                      S(arr(3, 3, dtype="int64"), grad=False)]))
@@ -72,7 +71,7 @@ def _inv_check(A, *rest, **kw):
 
 register(OpSpec(
     "inverse", lambda input: jnp.linalg.inv(input), "input", promote="none",
-    check=_inv_check, grad_name="LinalgInvExBackward0", autocast="fp32",
+    check=_inv_check, grad_name="LinalgInvExBackward0",
     samples=lambda: [S(_sq(3, 3)), S(_sq(2, 4, 4, dtype="float64")),
                      S(_sq(2, 2, dtype="complex64"), grad=False),
                      S(np.array([[1.0, 2], [2, 4]], np.float32), grad=False),
@@ -93,7 +92,7 @@ def _inv_ex_check(A, check_errors=False, out=None):
 
 _linalg("inv_ex", _inv_ex, "A, *, check_errors=False", tensor_args=("A",),
         promote="none", check=_inv_ex_check, out_names=("inverse", "info"),
-        grad_name="LinalgInvExBackward0", autocast="fp32",
+        grad_name="LinalgInvExBackward0",
         samples=lambda: [S(_sq(3, 3)), S(_sq(2, 3, 3, dtype="float64")),
                          S(np.array([[1.0, 2], [2, 4]], np.float32), grad=False)])
 
@@ -120,7 +119,7 @@ def _pinv_dtype_check(A, *rest, **kw):
 
 register(OpSpec(
     "pinverse", lambda input, rcond=1e-15: _pinv_core(input, 0.0, rcond, False),
-    "input, rcond=1e-15", promote="none", check=_pinv_dtype_check, autocast="fp32",
+    "input, rcond=1e-15", promote="none", check=_pinv_dtype_check,
     grad_name="LinalgPinvBackward0",
     samples=lambda: [S(arr(3, 3)), S(arr(4, 2, dtype="float64")), S(arr(2, 2, 5)),
                      S(arr(3, 3, dtype="int64"), grad=False), S(arr(3), grad=False)]))
@@ -133,7 +132,7 @@ def _pinv(A, rcond=None, hermitian=False, atol=None, rtol=None, out=None):
 
 
 _linalg("pinv", _pinv, "A, rcond=None, hermitian=False, *, atol=None, rtol=None",
-        tensor_args=("A",), promote="none", check=_pinv_dtype_check, autocast="fp32",
+        tensor_args=("A",), promote="none", check=_pinv_dtype_check,
         grad_name="LinalgPinvBackward0",
         samples=lambda: [S(arr(3, 3)), S(arr(4, 2, dtype="float64")), S(arr(2, 2, 5)),
                          S(arr(3, 3), atol=0.5), S(arr(3, 4), rtol=0.3),
@@ -230,7 +229,6 @@ def _solve_check(A, B, left=True, out=None):
 
 _linalg("solve", _solve, "A, B, *, left=True", tensor_args=("A", "B"),
         promote="none", check=_solve_check, grad_name="LinalgSolveExBackward0",
-        autocast="fp32",
         samples=lambda: [S(_sq(3, 3), arr(3)), S(_sq(3, 3), arr(3, 2)),
                          S(_sq(2, 3, 3, dtype="float64"), arr(2, 3, dtype="float64")),
                          S(_sq(2, 3, 3), arr(3, 4)), S(_sq(3, 3), arr(2, 3), left=False),
@@ -269,7 +267,7 @@ def _solve_triangular_check(A, B, upper, left=True, unitriangular=False, out=Non
 
 _linalg("solve_triangular", _solve_triangular,
         "A, B, *, upper, left=True, unitriangular=False", tensor_args=("A", "B"),
-        promote="none", check=_solve_triangular_check, autocast="fp32",
+        promote="none", check=_solve_triangular_check,
         grad_name="LinalgSolveTriangularBackward0",
         samples=lambda: [S(_sq(3, 3), arr(3, 2), upper=True),
                          S(_sq(3, 3), arr(3, 2), upper=False),
@@ -325,7 +323,7 @@ def _lstsq_check(A, B, rcond=None, driver=None):
 
 
 _linalg("lstsq", _lstsq, "A, B, rcond=None, *, driver=None", tensor_args=("A", "B"),
-        promote="none", check=_lstsq_check, autocast="fp32",
+        promote="none", check=_lstsq_check,
         out_names=("solution", "residuals", "rank", "singular_values"),
         grad_name="LinalgLstsqBackward0", nondiff_outputs=(3,),
         samples=lambda: [S(arr(5, 3), arr(5, 2)), S(arr(5, 3), arr(5, 2), driver="gelsd"),

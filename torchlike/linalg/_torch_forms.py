@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._ops.autocast_policy import autocast_function
 from .._core.tensor import Tensor
 from .._ops._common import broadcast_shapes_or_raise, shape_str, warn_at_caller
 from .._ops.bind import FUNCTIONS
@@ -67,6 +68,7 @@ register(OpSpec(
         "records it as ``ConjBackward0``)."))
 
 
+@autocast_function("svd")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """Mirrors ``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` (``V``, not
     ``linalg.svd``'s ``Vh``); reduced when ``some``. With ``compute_uv=False`` only ``S``
@@ -129,7 +131,7 @@ def _qr_some_check(input, some=True, out=None):
 
 register(OpSpec(
     "qr", _qr_some, "input, some=True", promote="none", check=_qr_some_check,
-    autocast="fp32", out_names=("Q", "R"), grad_name="LinalgQrBackward0",
+    out_names=("Q", "R"), grad_name="LinalgQrBackward0",
     doc="Mirrors ``torch.qr`` (deprecated there): ``linalg.qr`` with mode ``'reduced'`` "
         "when ``some`` else ``'complete'``.",
     samples=lambda: [S(arr(3, 3)), S(arr(4, 2), False, grad=False),
@@ -208,7 +210,7 @@ register(OpSpec(
     "lu_solve", lambda input, LU_data, LU_pivots, out=None: _lu_solve_core(LU_data, LU_pivots,
                                                                            input),
     "input, LU_data, LU_pivots", tensor_args=("input", "LU_data", "LU_pivots"),
-    promote="none", check=_lu_solve_check, autocast="fp32",
+    promote="none", check=_lu_solve_check,
     grad_name="LinalgLuSolveBackward0",
     doc="Mirrors ``torch.lu_solve`` (deprecated there): ``linalg.lu_solve(LU_data, "
         "LU_pivots, b)``.",
@@ -355,7 +357,7 @@ def _chol(*shape, dtype="float32", upper=False):
 register(OpSpec(
     "cholesky_solve", _cholesky_solve, "input, input2, upper=False",
     tensor_args=("input", "input2"), promote="none", check=_cholesky_solve_check,
-    autocast="fp32", grad_name="CholeskySolveBackward0",
+    grad_name="CholeskySolveBackward0",
     doc="Mirrors ``torch.cholesky_solve``: ``X`` with ``(L L^H) X = B`` (``U^H U`` when "
         "``upper``), reading one triangle of ``L`` as LAPACK does; the gradient w.r.t. "
         "``L`` is PyTorch's (that of the formula in the whole of ``L``).",
@@ -425,7 +427,7 @@ register(OpSpec(
     "cholesky_inverse", lambda input, upper=False, out=None:
         _cholesky_inverse_core(input, bool(upper)),
     "input, upper=False", promote="none", check=_cholesky_inverse_check,
-    autocast="fp32", grad_name="CholeskyInverseBackward0",
+    grad_name="CholeskyInverseBackward0",
     doc="Mirrors ``torch.cholesky_inverse``: ``(L L^H)^{-1}`` (``(U^H U)^{-1}`` when "
         "``upper``) reading one triangle, as LAPACK's ``potri``; a zero on the diagonal "
         "raises ``LinAlgError``. The gradient is PyTorch's (that of the formula in the "
@@ -475,7 +477,7 @@ register(OpSpec(
     "triangular_solve", _triangular_solve,
     "input, A, upper=True, transpose=False, unitriangular=False",
     tensor_args=("input", "A"), promote="none", check=_triangular_solve_check,
-    autocast="fp32", out_names=("solution", "cloned_coefficient"),
+    out_names=("solution", "cloned_coefficient"),
     grad_name="TriangularSolveBackward0",
     doc="Mirrors ``torch.triangular_solve`` (deprecated there): ``X`` with ``op(A) X = b`` "
         "(``op(A) = A^T`` when ``transpose``, also for complex ``A``) reading one triangle "
@@ -518,7 +520,7 @@ def _geqrf_check(input, out=None):
 
 register(OpSpec(
     "geqrf", lambda input, out=None: _geqrf_core(input), "input", promote="none",
-    check=_geqrf_check, autocast="fp32", out_names=("a", "tau"), grad_name="GeqrfBackward0",
+    check=_geqrf_check, out_names=("a", "tau"), grad_name="GeqrfBackward0",
     doc="Mirrors ``torch.geqrf``: LAPACK's QR factorization in Householder form (``a`` "
         "holds ``R`` on and above the diagonal and the reflectors below it, ``tau`` their "
         "scalars). Not differentiable, as in PyTorch: a backward pass raises.",
@@ -541,7 +543,7 @@ def _orgqr_samples():
 
 register(OpSpec(
     "orgqr", lambda input, input2: householder_product_core(input, input2), "input, input2",
-    tensor_args=("input", "input2"), promote="none", check=_orgqr_check, autocast="fp32",
+    tensor_args=("input", "input2"), promote="none", check=_orgqr_check,
     grad_name="LinalgHouseholderProductBackward0",
     doc="Mirrors ``torch.orgqr``: ``linalg.householder_product(input, input2)``.",
     samples=_orgqr_samples))
@@ -618,7 +620,7 @@ def _ormqr_samples():
 register(OpSpec(
     "ormqr", _ormqr, "input, input2, input3, left=True, transpose=False",
     tensor_args=("input", "input2", "input3"), promote="none", check=_ormqr_check,
-    autocast="fp32", grad_name="OrmqrBackward0",
+    grad_name="OrmqrBackward0",
     doc="Mirrors ``torch.ormqr``: ``op(Q) @ other`` (``other @ op(Q)`` when not ``left``) "
         "for the ``Q`` of Householder reflectors ``(input, input2)`` as ``geqrf`` returns "
         "them, ``op(Q) = Q^H`` when ``transpose``. Differentiable in all three tensors "

@@ -19,6 +19,7 @@ import numpy as np
 from ... import _ops  # noqa: F401  (declares the table)
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
+from ..._ops.autocast_policy import autocast_function
 from ..._ops.dispatch import call_op
 from ..._ops.nn_common import host, is_traced
 from .activation import log_softmax, logsigmoid, pairwise_distance
@@ -114,6 +115,7 @@ def _nll(input: Tensor, target: Tensor, weight, reduction: str, ignore_index: in
     return out
 
 
+@autocast_function("cross_entropy")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -309,6 +311,7 @@ def _weighted(errors, weight, input, reduction, mean_kind):
                      "'sum'.")
 
 
+@autocast_function("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
@@ -350,6 +353,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                      "mean")
 
 
+@autocast_function("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
            reduce: bool | None = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
@@ -376,6 +380,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     return out
 
 
+@autocast_function("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: bool | None = None, eps: float = 1e-8,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -427,6 +432,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
 
 # ---------------------------------------------------------------------------
 # embeddings and ranking
+@autocast_function("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:
@@ -454,6 +460,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _apply_reduction(out, reduction)
 
 
+@autocast_function("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
@@ -467,6 +474,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@autocast_function("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -487,6 +495,7 @@ def _check_triplet_dims(anchor, positive, negative):
                            f"and negative {n}D inputs")
 
 
+@autocast_function("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average: bool | None = None,

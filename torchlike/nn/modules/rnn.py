@@ -488,8 +488,9 @@ class RNNCellBase(Module):
                                    f"{h.size(-1)}, expected {self.hidden_size}")
 
     def _cell(self, mode: str, input: Tensor, hx: Tensor, cx: Tensor | None):
-        return call_op("_rnn_cell", input, hx, cx, self.weight_ih, self.weight_hh,
-                       self.bias_ih, self.bias_hh, mode)
+        from ..._ops.torch_level import _cell
+        return _cell(mode, input, hx, cx, self.weight_ih, self.weight_hh, self.bias_ih,
+                     self.bias_hh)
 
 
 class RNNCell(RNNCellBase):

@@ -3,7 +3,7 @@ backend ('cuda' means GPU, else TPU, as seen by JAX)."""
 
 from __future__ import annotations
 
-from ._core.device import _default_device_stack, accelerator_devices, device
+from .._core.device import _default_device_stack, accelerator_devices, device
 
 __all__ = ["is_available", "device_count", "current_device", "get_device_name",
            "set_device", "synchronize", "manual_seed", "manual_seed_all", "is_initialized"]
@@ -68,3 +68,4 @@ def manual_seed(seed: int) -> None:
 
 manual_seed_all = manual_seed
 _ = _default_device_stack
+
