@@ -7,9 +7,9 @@
 # changed, outputs written back. We find them by walking, once, the objects the function
 # can reach: its arguments, its closure cells, the globals its code names (recursively
 # through the functions it names), and ``self`` of a bound method, descending into
-# modules, optimizers, LR schedulers, generators, containers and plain user objects, but
-# not into library objects (modules of Python, NumPy, JAX, torchlike itself other than the
-# classes above). The result, a ``Found``, is cached and reused while
+# modules, optimizers, LR schedulers, generators, gradient scalers, containers and plain
+# user objects, but not into library objects (modules of Python, NumPy, JAX, torchlike
+# itself other than the classes above). The result, a ``Found``, is cached and reused while
 # ``structure_epoch`` has not moved and the roots are the same objects, so a step pays
 # for the walk only when the model or optimizer changed shape. Per call only the flat
 # lists are read: storages' arrays, which parameters hold a ``.grad``, the hyper-parameter
@@ -176,6 +176,7 @@ def _root_value(v, roots, seen, guards) -> None:
 
 def find_state(roots) -> Found:
     """Walk ``roots`` and everything stateful they hold (Note [Finding state once])."""
+    from ..amp.grad_scaler import GradScaler
     from ..nn.modules.module import Module
     from ..optim.lr_scheduler import LRScheduler
     from ..optim.optimizer import Optimizer
@@ -218,6 +219,8 @@ def find_state(roots) -> Found:
             stack.extend(obj)
         elif isinstance(obj, (types.FunctionType, types.MethodType, functools_partial)):
             stack.extend(roots_of(obj))
+        elif isinstance(obj, GradScaler):   # its scale and growth tracker
+            stack.extend(vars(obj).values())
         elif not _library_object(obj) and hasattr(obj, "__dict__") \
                 and not isinstance(obj, (types.ModuleType, type)):
             stack.extend(vars(obj).values())

@@ -25,3 +25,9 @@ def synchronize(device=None) -> None:
     import jax
     jax.effects_barrier()
 
+
+def __getattr__(name: str):
+    if name == "amp":   # imported on first use: it needs the whole package
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise AttributeError(f"module 'torchlike.cpu' has no attribute '{name}'")

@@ -69,3 +69,9 @@ def manual_seed(seed: int) -> None:
 manual_seed_all = manual_seed
 _ = _default_device_stack
 
+
+def __getattr__(name: str):
+    if name == "amp":   # imported on first use: it needs the whole package
+        import importlib
+        return importlib.import_module(__name__ + ".amp")
+    raise AttributeError(f"module 'torchlike.cuda' has no attribute '{name}'")
