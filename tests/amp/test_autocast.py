@@ -475,3 +475,24 @@ def test_python_level_functions_like_torch(name, inputs):
         with mod.autocast("cpu"):
             got[fw] = _functions(mod)[name](lambda x: x.to(to)).dtype
     assert str(got["tl"]).replace("torchlike.", "torch.") == str(got["torch"])
+
+
+@pytest.mark.parametrize("fw", FWS)
+def test_torch_function_override_sees_uncast_arguments(fw):
+    """An override runs before the autocast casts (they are PyTorch's dispatcher's); its
+    own call of the op is cast."""
+    mod = fw_module(fw)
+    seen = []
+
+    class Logged(mod.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "mm":
+                seen.append(tuple(a.dtype for a in args))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    a = mod.randn(2, 2).as_subclass(Logged)
+    with mod.autocast("cpu"):
+        out = mod.mm(a, mod.randn(2, 2))
+    assert seen == [(mod.float32, mod.float32)]
+    assert out.dtype is mod.bfloat16
