@@ -21,6 +21,7 @@ from ._core.tensor import Tensor, is_inference, is_tensor  # noqa: E402
 from ._core.printing import get_printoptions, set_printoptions  # noqa: E402
 from . import _ops  # noqa: E402
 from . import linalg  # noqa: E402
+from . import fft  # noqa: E402
 from . import special  # noqa: E402
 from ._ops.creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,E501
                             DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     creation,
     cumulative,
     elementwise,
+    fft_ops,
     histogram,
     index_ops,
     indexing,
