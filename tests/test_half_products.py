@@ -80,3 +80,65 @@ def test_half_addbmm_gradient_matches_float32():
     tl.addbmm(tl.zeros(2, 4), xf, yf).sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad.float()), np.asarray(xf.grad), atol=1e-2)
     np.testing.assert_allclose(np.asarray(y.grad.float()), np.asarray(yf.grad), atol=1e-2)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(4, 3000), (2, 3, 3000), (3000,)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_rounded_as_pytorch(shape, bias, dt):
+    """``F.linear`` is PyTorch's addmm (or mm) on half inputs: float32 sums, rounded
+    once, bias included."""
+    x, w, b = _mk(*shape), _mk(8, 3000), _mk(8)
+
+    def run(m):
+        return m.nn.functional.linear(_as(m, x, dt), _as(m, w, dt),
+                                      _as(m, b, dt) if bias else None)
+    got = run(tl)
+    assert got.dtype == getattr(tl, dt) and tuple(got.shape) == shape[:-1] + (8,)
+    got = np.asarray(got.float())
+    if HAVE_TORCH:
+        np.testing.assert_array_equal(got, run(torch).float().numpy())
+    ulp = 2.0 ** -10 if dt == "float16" else 2.0 ** -7
+    import ml_dtypes
+    h = np.float16 if dt == "float16" else ml_dtypes.bfloat16
+    r = lambda v: np.asarray(v, np.float32).astype(h).astype(np.float32)  # noqa: E731
+    ref = r(r(x) @ r(w).T + (r(b) if bias else 0))
+    np.testing.assert_allclose(got, ref, rtol=ulp, atol=ulp)
+
+
+CONVS = [("conv2d", (2, 3, 12, 12), (6, 3, 5, 5), {}),
+         ("conv2d", (2, 4, 9, 9), (4, 2, 3, 3), {"groups": 2, "padding": 1}),
+         ("conv1d", (1, 3, 8), (5, 3, 3), {"stride": 2}),
+         ("conv_transpose2d", (2, 3, 6, 6), (3, 4, 3, 3), {"stride": 2})]
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", range(len(CONVS)))
+def test_half_convolution_rounded_once(case, dt):
+    """Half-precision convolutions accumulate in float32 and round once, bias included,
+    as PyTorch's CPU kernels (Note [Half-precision convolution on CPU]); their gradients
+    come back in the inputs' dtype."""
+    name, xs, ws, kw = CONVS[case]
+    x, w, b = _mk(*xs), _mk(*ws), _mk(ws[1] if name.startswith("conv_t") else ws[0])
+
+    def run(m):
+        args = [_as(m, a, dt).requires_grad_() for a in (x, w, b)]
+        out = getattr(m.nn.functional, name)(*args, **kw)
+        out.float().sum().backward()
+        return out, args
+    out, args = run(tl)
+    assert out.dtype == getattr(tl, dt) and all(a.grad.dtype == getattr(tl, dt) for a in args)
+    if HAVE_TORCH:
+        ref, targs = run(torch)
+        got, want = np.asarray(out.detach().float()), ref.detach().float().numpy()
+        ulp = 2.0 ** -10 if dt == "float16" else 2.0 ** -7
+        if name.startswith("conv_t") and dt == "float16":
+            # PyTorch's CPU float16 transposed convolution does not accumulate in float32
+            # and round once (a quarter of its elements differ from that by an ulp)
+            np.testing.assert_allclose(got, want, rtol=2 * ulp, atol=2 * ulp)
+        else:
+            np.testing.assert_allclose(got, want, rtol=ulp, atol=ulp)
+            assert np.mean(got != want) < 0.01   # float32 sums in another order: rare ulps
+        for a, t in zip(args, targs):
+            np.testing.assert_allclose(np.asarray(a.grad.float()), t.grad.float().numpy(),
+                                       rtol=4 * ulp, atol=4 * ulp)

@@ -372,10 +372,18 @@ register(OpSpec(
 # ---------------------------------------------------------------------------
 # linear and bilinear
 def _linear(input, weight, bias=None):
-    out = jnp.matmul(input, weight.T, precision=matmul_precision())
+    # ``input @ weight.T`` written as one contraction over ``weight``'s dim 1: its VJP
+    # gives the weight's gradient in the weight's layout, with no transpose that would
+    # sit between the casts of an autocast region's backward (Note [Autocast]). Half
+    # inputs sum in float32 and round once, as PyTorch's addmm (Note [Half-precision
+    # add*-products] in linalg_products.py).
+    half = input.dtype in (jnp.float16, jnp.bfloat16)
+    out = jax.lax.dot_general(input, weight, (((input.ndim - 1,), (1,)), ((), ())),
+                              precision=matmul_precision(),
+                              preferred_element_type=jnp.float32 if half else None)
     if bias is not None:
-        out = out + bias
-    return out
+        out = out + (bias.astype(jnp.float32) if half else bias)
+    return out.astype(input.dtype) if half else out
 
 
 def _linear_grad_name(input, weight, bias=None):

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from ... import _ops  # noqa: F401  (declares the table)
 from ..._core.tensor import Tensor
+from ..._ops.autocast_policy import autocast_function
 from ..._ops.dispatch import call_op
 
 __all__ = ["linear", "bilinear"]
 
 
+@autocast_function("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Mirrors ``torch.nn.functional.linear``: ``input @ weight.T + bias``.
 
     One fused kernel whose autograd node has the name of the last node of PyTorch's
     composite (``AddmmBackward0`` for 2-D input with bias, ``ViewBackward0`` for n-D,
     ``MmBackward0``/``UnsafeViewBackward0`` without bias); its ``next_functions`` lead
-    directly to ``input``, ``weight`` and ``bias``."""
+    directly to ``input``, ``weight`` and ``bias``. Autocast casts the arguments here, as
+    PyTorch's autocast casts ``aten::linear``'s before its decomposition: the weight
+    itself is cast (and cached), then transposed."""
     if bias is not None and isinstance(input, Tensor) and input.dim() == 2 and \
             isinstance(weight, Tensor) and weight.dim() == 2 and \
             input._shape[1] == weight._shape[1] and bias.dim() == 1:

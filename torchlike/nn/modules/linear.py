@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._compile import _tracing
 from ..._core.tensor import Tensor
+from ..._ops.dispatch import call_op
 from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
@@ -53,6 +55,14 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        if _tracing._current.ctx is not None and self._is_full_backward_hook is not False:
+            # Note [Linear in a compiled step]: inside a compiled trace no graph is shown,
+            # so the fused kernel replaces F.linear's addmm(bias, input, weight.t()): its
+            # weight gradient comes out of the product in the weight's layout, where the
+            # transpose of PyTorch's graph, between an autocast region's casts, costs XLA
+            # a transposed copy of every weight gradient per step. Modules with old-style
+            # backward hooks (which see that graph) keep it.
+            return call_op("linear", input, self.weight, self.bias)
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
