@@ -1,6 +1,7 @@
-"""The benchmark scripts still run: every implementation of ``benchmarks/train_step.py`` and
-``benchmarks/step_overhead.py`` does two steps on tiny sizes, from the same weights, and
-their losses agree (the scripts print a WARNING line when they do not).
+"""The benchmark scripts still run: every implementation of ``benchmarks/train_step.py``,
+``benchmarks/step_overhead.py`` and ``benchmarks/amp_step.py`` does two steps on tiny
+sizes, from the same weights, and their losses agree (the scripts print a WARNING line
+when they do not).
 
 Only the MLP runs every implementation: the CNN and the Transformer each cost seconds of
 XLA compilation per implementation, and the code that differs between models (the peer
@@ -25,6 +26,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import _peers as P  # noqa: E402
+import amp_step  # noqa: E402
 import step_overhead  # noqa: E402
 import train_step  # noqa: E402
 
@@ -122,6 +124,16 @@ def test_train_step_worker_subprocess(capsys, flags):
 def test_step_overhead_every_implementation(capsys):
     impls = _available(step_overhead.IMPLS)
     step_overhead.main(["--depths", "2", "--impls", ",".join(impls)] + TINY_RUN)
+    out = capsys.readouterr().out
+    assert "WARNING" not in out, out
+    _assert_ran(_rows(out, impls), impls)
+
+
+def test_amp_step_every_implementation(capsys):
+    impls = [i for i in amp_step.IMPLS if HAVE_TORCH or not i.startswith("torch-")
+             and i != "torch"]
+    amp_step.main(["--tiny", "--impls", ",".join(impls), "--steps", "2", "--blocks", "1",
+                   "--threads", "0"])
     out = capsys.readouterr().out
     assert "WARNING" not in out, out
     _assert_ran(_rows(out, impls), impls)
