@@ -78,9 +78,16 @@ def _compare(out, ref, case):
     assert_same(out, ref, 2e-2, 2e-2)
 
 
+# every listed op in bfloat16; float16 (the same casts to another dtype) for the
+# lower-precision ops, whose values it changes
+SWEEP = ([pytest.param(c.values[0], c.values[1], "bfloat16", id=c.id + "-bfloat16")
+          for c in CPU_CASES]
+         + [pytest.param(c.values[0], c.values[1], "float16", id=c.id + "-float16")
+            for c in CPU_CASES if c.values[0].autocast["cpu"] == "lower"])
+
+
 @requires_torch
-@pytest.mark.parametrize("dtype", LOWER)
-@pytest.mark.parametrize("spec,smp", CPU_CASES)
+@pytest.mark.parametrize("spec,smp,dtype", SWEEP)
 def test_cpu_listed_ops_match_torch(spec, smp, dtype):
     """Float32 (and float64) samples: the lower-precision ops compute in ``dtype``, the
     float32 ones stay float32, as in PyTorch."""
