@@ -8,6 +8,7 @@ so that ops run as before while no autocast region is open (Note [Autocast] in
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 
@@ -36,6 +37,18 @@ class _State(threading.local):
 
 
 _state = _State()
+
+
+@contextlib.contextmanager
+def excluded():
+    """No autocast inside the block, whatever the regions around it say: what PyTorch's
+    autocast kernels do for the op they run (its ``ExcludeDispatchKeyGuard``)."""
+    s = _state
+    prev, s.on = s.on, False
+    try:
+        yield
+    finally:
+        s.on = prev
 
 
 def _refresh() -> None:

@@ -163,6 +163,18 @@ def _with_precision(fun: Callable) -> Callable:
     return traced
 
 
+def runs_on_cpu(x) -> bool:
+    """Whether the computation of array ``x`` runs on the CPU, as far as trace time can
+    tell: a concrete array's own device, else JAX's default device or backend (where a
+    traced program runs)."""
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        return all(d.platform == "cpu" for d in x.devices())
+    dev = jax.config.jax_default_device
+    if dev is not None:
+        return (dev if isinstance(dev, str) else dev.platform) == "cpu"
+    return jax.default_backend() == "cpu"
+
+
 def jit(fun: Callable, *, convolutions: bool, **kwargs) -> Callable:
     """``jax.jit(fun, **kwargs)``, traced under the float32 matmul precision of the
     settings (Note [float32 matmul precision]); for a program with ``convolutions``,

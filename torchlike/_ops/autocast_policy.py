@@ -37,9 +37,11 @@ from typing import Callable
 from .._core import autocast_state as _acs
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from .._core.xla import runs_on_cpu
 from .torch_function import _overloaded_args, _tf_state
 
-__all__ = ["POLICIES", "policies_of", "install", "autocast_function"]
+__all__ = ["POLICIES", "policies_of", "install", "autocast_function", "device_type_of",
+           "eligible"]
 
 _CPU_LOWER = """conv1d conv2d conv3d bmm mm linalg_vecdot baddbmm addmm addbmm linear
     _convolution matmul conv_tbc mkldnn_rnn_layer conv_transpose1d conv_transpose2d
@@ -116,14 +118,11 @@ def _inplace(api) -> bool:
     return name.endswith("_")
 
 
-def _device_type(t: Tensor) -> str:
-    arr = t._storage.array
-    try:
-        devs = arr.devices()
-    except Exception:   # a traced value: the program runs on JAX's default backend
-        import jax
-        return "cpu" if jax.default_backend() == "cpu" else "cuda"
-    return "cuda" if next(iter(devs)).platform != "cpu" else "cpu"
+def device_type_of(t: Tensor) -> str:
+    """The autocast device type of ``t``'s computation: 'cpu' or 'cuda' (JAX's
+    accelerator), also for a value traced by ``torchlike.compile``, whose program runs
+    where JAX's default device is (``Tensor.device`` says 'cpu' for those)."""
+    return "cpu" if runs_on_cpu(t._storage.array) else "cuda"
 
 
 def _first_tensor(args, kwargs):
@@ -137,11 +136,13 @@ def _first_tensor(args, kwargs):
     return None
 
 
-def _eligible(t, dev: str) -> bool:
+def eligible(t, dev: str) -> bool:
+    """Whether autocast for device type ``dev`` casts ``t``: a floating tensor on that
+    device type, not float64 (PyTorch's ``is_eligible``)."""
     if not isinstance(t, Tensor):
         return False
     d = t.dtype
-    return d.is_floating_point and d is not _dt.float64 and _device_type(t) == dev
+    return d.is_floating_point and d is not _dt.float64 and device_type_of(t) == dev
 
 
 def _cast_to(t: Tensor, to, dev: str):
@@ -170,7 +171,7 @@ def _widest(args, kwargs, dev: str):
     for v in list(args) + list(kwargs.values()):
         _map(v, seen.append)
     for t in seen:
-        if not _eligible(t, dev):
+        if not eligible(t, dev):
             continue
         d = t.dtype
         if to is _dt.float32 or d is _dt.float32:
@@ -189,12 +190,12 @@ def cast_call(policies: dict, call: Callable, args: tuple, kwargs: dict,
     st = _acs._state
     if first is None:
         return call(args, kwargs)
-    dev = _device_type(first)
+    dev = device_type_of(first)
     policy = policies.get(dev)
     if policy is None or not st.enabled[dev]:
         return call(args, kwargs)
     if policy == "fp32_opt":
-        if _eligible(first, dev) and (dtype_given is None or not dtype_given(args, kwargs)):
+        if eligible(first, dev) and (dtype_given is None or not dtype_given(args, kwargs)):
             kwargs = dict(kwargs, dtype=_dt.float32)
     else:
         if kwargs.get("dtype") is not None:
@@ -203,14 +204,11 @@ def cast_call(policies: dict, call: Callable, args: tuple, kwargs: dict,
               else _widest(args, kwargs, dev))
 
         def cast(t):
-            return _cast_to(t, to, dev) if _eligible(t, dev) else t
+            return _cast_to(t, to, dev) if eligible(t, dev) else t
         args = tuple(_map(v, cast) for v in args)
         kwargs = {k: _map(v, cast) for k, v in kwargs.items()}
-    prev, st.on = st.on, False
-    try:
+    with _acs.excluded():
         return call(args, kwargs)
-    finally:
-        st.on = prev
 
 
 def install(spec) -> None:

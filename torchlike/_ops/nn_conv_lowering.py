@@ -97,14 +97,7 @@ _COL2IM_MAX_CIN = 8
 
 # ---------------------------------------------------------------------------
 # when
-def _on_cpu(x) -> bool:
-    """Whether ``x``'s computation runs on CPU, as far as trace time can tell."""
-    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
-        return all(d.platform == "cpu" for d in x.devices())
-    dev = jax.config.jax_default_device
-    if dev is not None:
-        return (dev if isinstance(dev, str) else dev.platform) == "cpu"
-    return jax.default_backend() == "cpu"
+_on_cpu = xla.runs_on_cpu
 
 
 def _float32_or_64(*arrays) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.autocast_state import _state as _autocast_state
-from .autocast_policy import autocast_function
+from .autocast_policy import autocast_function, device_type_of
 from .._core.grad_mode import no_grad
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor, wrap_dim
@@ -688,7 +688,7 @@ register(OpSpec(
 # RNN cells (the kernel of nn.RNNCell / LSTMCell / GRUCell)
 def _cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tensor, b_ih, b_hh):
     st = _autocast_state
-    if st.on and st.enabled["cpu"] and input.device.type == "cpu":
+    if st.on and st.enabled["cpu"] and device_type_of(input) == "cpu":
         return _cell_composed(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh)
     return call_op("_rnn_cell", input, hx, cx, w_ih, w_hh, b_ih, b_hh, mode)
 

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from .._core import autocast_state as _acs
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from .._ops.autocast_policy import eligible
 
 __all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available"]
 
@@ -96,9 +97,7 @@ def _cast(value, device_type: str, dtype):
     """``torch.amp.autocast_mode._cast``: floating tensors on ``device_type`` (not
     float64) in ``value``, nested in lists, tuples and mappings, cast to ``dtype``."""
     if isinstance(value, Tensor):
-        ok = (value.is_floating_point() and value.device.type == device_type
-              and value.dtype is not _dt.float64)
-        return value.to(dtype) if ok else value
+        return value.to(dtype) if eligible(value, device_type) else value
     if isinstance(value, (str, bytes)):
         return value
     if isinstance(value, collections.abc.Mapping):

@@ -103,13 +103,8 @@ def _with_out(spec, api, args: tuple, kwargs: dict):
             raise err
     kernel, rule = _out_plan(spec, vals)
     _refuse_grad(kernel, list(args) + list(rest.values()) + [out])
-    state = _acs._state
-    prev, state.on = state.on, False    # calls with out= are not autocast
-    try:
-        with _no_grad():
-            res = _dispatch(spec, api, args, rest)
-    finally:
-        state.on = prev
+    with _acs.excluded(), _no_grad():   # calls with out= are not autocast
+        res = _dispatch(spec, api, args, rest)
     return _write_all(spec.name, rule, out, [out], res)
 
 
