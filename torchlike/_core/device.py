@@ -90,10 +90,12 @@ _default_device_stack: list[device] = []
 
 @functools.lru_cache(maxsize=None)
 def accelerator_devices() -> tuple:
-    """JAX devices that 'cuda' refers to: GPUs, else TPUs; empty on a CPU-only machine."""
+    """JAX devices that 'cuda' refers to: this process's GPUs, else its TPUs; empty on a
+    CPU-only machine. In a multi-process run (``torchlike.distributed``) 'cuda:N' is the
+    N-th device of the process, as in PyTorch."""
     for backend in ("gpu", "tpu"):
         try:
-            devs = jax.devices(backend)
+            devs = jax.local_devices(backend=backend)
         except RuntimeError:
             continue
         if devs:
@@ -103,7 +105,8 @@ def accelerator_devices() -> tuple:
 
 @functools.lru_cache(maxsize=None)
 def _cpu_device():
-    return jax.devices("cpu")[0]
+    # this process's: in a multi-process run ``jax.devices`` lists every process's
+    return jax.local_devices(backend="cpu")[0]
 
 
 def jax_device(d) -> "jax.Device":

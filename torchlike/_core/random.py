@@ -34,8 +34,11 @@ _U64 = 1 << 64
 
 
 def _key_from_seed(seed: int):
-    # threefry2x32's own mapping of a 64-bit seed: (high word, low word)
-    return jnp.asarray(np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32))
+    """threefry2x32's own mapping of a 64-bit seed: (high word, low word). A NumPy array:
+    seeding puts nothing on a device, so ``import torchlike`` and ``manual_seed`` leave
+    JAX's backends uninitialised (``jax.distributed.initialize`` must run before they
+    start); the first draw moves it to the device (``_device_key``)."""
+    return np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32)
 
 
 def _normalize_seed(seed) -> int:
@@ -110,7 +113,7 @@ class Generator:
                                f"the input RNG state size to be {new_state.numel()}")
         buf = np.asarray(new_state._value).tobytes()
         self._seed = int(np.frombuffer(buf[:8], "<u8")[0])
-        self._key = jnp.asarray(np.frombuffer(buf[8:16], "<u4").copy())
+        self._key = np.frombuffer(buf[8:16], "<u4").copy()
         self._counter = int(np.frombuffer(buf[16:], "<u8")[0])
         return self
 
@@ -123,10 +126,16 @@ class Generator:
     def _next_key(self):
         """A fresh typed JAX key for one draw: ``fold_in(key, counter)``, then the counter
         moves on. Works with traced ``_key``/``_counter`` too (compiled steps)."""
-        key = jax.random.wrap_key_data(self._key, impl="threefry2x32")
+        key = jax.random.wrap_key_data(self._device_key(), impl="threefry2x32")
         c = _eager_counter(self._counter)
         k = jax.random.fold_in(key, c)
         self._counter = c + 1
+        return k
+
+    def _device_key(self):
+        k = self._key
+        if type(k) is np.ndarray:
+            k = self._key = jnp.asarray(k)
         return k
 
     def _take(self):
@@ -134,7 +143,7 @@ class Generator:
         them together inside its own compiled function."""
         c = _eager_counter(self._counter)
         self._counter = c + 1
-        return self._key, (np.uint32(c & 0xFFFFFFFF) if type(c) is int else c)
+        return self._device_key(), (np.uint32(c & 0xFFFFFFFF) if type(c) is int else c)
 
     def _state_leaves(self) -> tuple:
         return self._key, self._counter

@@ -477,7 +477,7 @@ def wrap_code(indent: int) -> list:
             f"{I}    return _tensor_of(out)",
             f"{I}if isinstance(out, (tuple, list)):",
             f"{I}    return tuple([_tensor_of(o) for o in out])",
-            f"{I}return _tensor_of(out)"]
+            f"{I}return _tensor_of_other(out)"]
 
 
 _STATIC_SOURCE = """
@@ -573,8 +573,8 @@ def _make_fast(plan: _Plan):
     if code is None:
         code = _FAST_CODE[layout] = compile(_fast_source(*layout),
                                             f"<dispatch {layout[:3]}>", "exec")
-    ns = dict(_FAST_GLOBALS, spec=spec, plan=plan, binder=plan.binder, tails=plan.tails,
-              entries=plan.entries)
+    ns = fast_namespace(spec=spec, plan=plan, binder=plan.binder, tails=plan.tails,
+                        entries=plan.entries)
     for i, v in plan.neutral:
         ns[f"nv{i}"], ns[f"nt{i}"] = v, type(v)
     exec(code, ns)
@@ -653,8 +653,40 @@ def wrap_outputs(spec: OpSpec, vals, out):
 _new = object.__new__
 _BY_NP = _dt._BY_NP
 _uid = _storage_mod._uid
-# the concrete type of JAX's arrays (results are checked against it before anything else)
-_ARRAY_TYPE = type(jnp.zeros(()))
+
+
+# Note [The array type is learnt]
+# Generated dispatch functions test ``type(out) is _Array`` before anything else, with
+# ``_Array`` the concrete class of JAX's arrays. JAX names that class only in private
+# modules, and making an array at import to ask its type would start JAX's backends, after
+# which ``jax.distributed.initialize`` (``torchlike.distributed.init_process_group``)
+# refuses to run. So ``_Array`` starts as a class nothing is an instance of, and the first
+# concrete result that reaches the fallback (``_tensor_of_other``) sets it, in every
+# generated function's namespace (``fast_namespace`` keeps them).
+class _NotLearnt:
+    pass
+
+
+_learnt = [False]
+_NAMESPACES: list = []
+
+
+def fast_namespace(**extra) -> dict:
+    """The globals of a generated dispatch or entry function."""
+    ns = dict(_FAST_GLOBALS, **extra)
+    _NAMESPACES.append(ns)
+    return ns
+
+
+def _tensor_of_other(out) -> Tensor:
+    """``_tensor_of`` for a result that failed the ``type(out) is _Array`` test: a tracer,
+    or the first concrete array of the process."""
+    if not _learnt[0] and isinstance(out, jax.Array) and not isinstance(out, jax.core.Tracer):
+        _learnt[0] = True
+        _FAST_GLOBALS["_Array"] = t = type(out)
+        for ns in _NAMESPACES:
+            ns["_Array"] = t
+    return _tensor_of(out)
 
 
 def _tensor_of(arr) -> Tensor:
@@ -768,4 +800,5 @@ _FAST_GLOBALS = dict(
     _tf_disabled=_tf_disabled, _tf_state=_tf_state, _dispatch_general=_dispatch_general,
     _default=_dt._default, _PLAIN_STATIC=_PLAIN_STATIC,
     _freeze=_freeze, _grad_state=_grad_state, _record=_record, _tensor_of=_tensor_of,
-    wrap_outputs=wrap_outputs, _new_entry=_new_entry, _Array=_ARRAY_TYPE)
+    wrap_outputs=wrap_outputs, _new_entry=_new_entry, _Array=_NotLearnt,
+    _tensor_of_other=_tensor_of_other)

@@ -5,7 +5,7 @@ to the op's dispatch function (``dispatch.py``)."""
 from __future__ import annotations
 
 from .._core.autocast_state import _state as _acs_state
-from .dispatch import _FAST_GLOBALS, _freeze, _Plan, _plan_of, arg_code, wrap_code
+from .dispatch import _freeze, fast_namespace, _Plan, _plan_of, arg_code, wrap_code
 from .spec import OpSpec
 
 __all__ = ["plain_entry"]
@@ -173,8 +173,8 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
         lines += block
         blocks += 1
     lines.append(f"    return {last}")
-    ns = dict(_FAST_GLOBALS, spec=spec, plan=plan, run=plan.run, entries=plan.entries,
-              _MISSING=_MISSING, _acs=_acs_state)
+    ns = fast_namespace(spec=spec, plan=plan, run=plan.run, entries=plan.entries,
+                        _MISSING=_MISSING, _acs=_acs_state)
     for n, tail in (plan.tails or {}).items():
         for p, v in zip(range(n, len(spec.params)), tail):
             ns[f"c{p}"], ns[f"T{p}"] = v, type(v)

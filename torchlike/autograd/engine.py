@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from . import _errors
-from .._ops.dispatch import _ARRAY_TYPE, _tensor_of
+from .._ops.dispatch import _tensor_of
 from . import _fusion
 from ._fusion import _add_arrays, _all_none
 from .graph import (AccumulateGrad, Node, RemovableHandle, _anomaly, accumulate_node)
@@ -50,7 +50,7 @@ _UNKEYED = object()
 def _placement(a):
     """What decides where ``a`` lives (None for a tracer): part of the key of the cached
     ones, which are made on the output's device (Note [Made arrays follow their tensor])."""
-    return a.sharding if type(a) is _ARRAY_TYPE else None
+    return None if isinstance(a, jax.core.Tracer) else a.sharding
 
 
 def _ones_like(out: Tensor) -> Tensor:
