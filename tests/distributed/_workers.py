@@ -116,6 +116,17 @@ def collectives_and_ddp(rank: int, world: int, out: str) -> None:
     d3(torch.ones(1, 2), rank).sum().backward()
     got["unused"] = {n: None if p.grad is None else _np(p.grad)
                      for n, p in br.named_parameters()}
+    # collectives do not run inside a compiled step: a clear error, nothing half-done
+    @torch.compile
+    def compiled_step(x):
+        loss = ddp(x).sum()
+        loss.backward()
+        return loss
+    try:
+        compiled_step(torch.ones(1, 4))
+        got["compiled"] = None
+    except RuntimeError as e:
+        got["compiled"] = str(e)
     dist.destroy_process_group()
     got["after_destroy"] = dist.is_initialized()
     with open(os.path.join(out, f"rank{rank}.pkl"), "wb") as f:

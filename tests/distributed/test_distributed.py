@@ -149,6 +149,11 @@ def test_ddp_no_sync_and_unused_parameters(ranks):
         assert g["unused"]["c.weight"] is None
 
 
+def test_ddp_in_a_compiled_step_raises(ranks):
+    for g in ranks:
+        assert g["compiled"] is not None and "cannot run inside torchlike.compile" in g["compiled"]
+
+
 def test_seed_ddp_example(tmp_path, master):
     tmp.spawn(_workers.seed_ddp_example, args=(WORLD, str(tmp_path)), nprocs=WORLD,
               join=True)
@@ -324,3 +329,21 @@ def test_distributed_sampler_reads_the_group(world1):
     s = DistributedSampler(range(5), shuffle=False)
     assert (s.num_replicas, s.rank) == (1, 0)
     assert list(s) == [0, 1, 2, 3, 4]
+
+
+def test_ddp_world_of_one_in_a_compiled_step(world1):
+    def run(compiled: bool) -> list:
+        tl.manual_seed(0)
+        ddp = DDP(tl.nn.Linear(3, 2))
+        opt = tl.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+
+        def step(x):
+            opt.zero_grad()
+            loss = ddp(x).pow(2).sum()
+            loss.backward()
+            opt.step()
+            return loss
+        f = tl.compile(step) if compiled else step
+        x = tl.randn(4, 3)
+        return [f(x).item() for _ in range(3)]
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-5)

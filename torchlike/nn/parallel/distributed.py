@@ -26,6 +26,7 @@ import weakref
 from typing import Any, Iterator
 
 import jax.numpy as jnp
+import numpy as np
 
 from ... import distributed as dist
 from ..._core.grad_mode import no_grad
@@ -189,9 +190,10 @@ class DistributedDataParallel(Module):
     def _average_grads(self) -> None:
         pg = self.process_group
         params = self._params
-        used = jnp.asarray([id(p) in self._ready for p in params], jnp.int32)
-        used_any = pg._run(("all_reduce", dist.ReduceOp.MAX), used,
-                           lambda g: g.max(axis=0)) if pg.size() > 1 else used
+        used_any = np.asarray([id(p) in self._ready for p in params], np.int32)
+        if pg.size() > 1:
+            used_any = np.asarray(pg._run(("all_reduce", dist.ReduceOp.MAX),
+                                          jnp.asarray(used_any), lambda g: g.max(axis=0)))
         grads = [p.grad if p.grad is not None and id(p) in self._ready else None
                  for p in params]
         for idx in _flat_groups(params).values():
