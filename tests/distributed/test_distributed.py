@@ -347,3 +347,40 @@ def test_ddp_world_of_one_in_a_compiled_step(world1):
         x = tl.randn(4, 3)
         return [f(x).item() for _ in range(3)]
     np.testing.assert_allclose(run(True), run(False), rtol=1e-5)
+
+
+def test_launcher_sets_the_environment_and_reports_a_failure():
+    """``python -m torchlike.distributed.run`` (torchrun): both ranks join from the
+    environment it sets; rank 1's exit code 3 becomes the launcher's."""
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(__file__), "_launched.py")
+    res = subprocess.run([sys.executable, "-m", "torchlike.distributed.run", "--standalone",
+                          "--nproc-per-node=2", script, "--tag", "t"],
+                         capture_output=True, text=True, timeout=300)
+    lines = sorted(ln for ln in res.stdout.splitlines() if ln.startswith("rank="))
+    assert lines == [f"rank={r} world=2 local={r} arg=-1 tag=t sum=3.0 elastic=True"
+                     for r in range(2)], res.stdout + res.stderr
+    assert res.returncode == 3
+    assert "local rank 1 (rank 1) exited with code 3" in res.stderr
+
+
+def test_old_launcher_passes_local_rank(tmp_path):
+    """``torchlike.distributed.launch`` passes ``--local-rank=N`` (not with
+    ``--use-env``) and warns that it is deprecated."""
+    from torchlike.distributed import launch
+    script = tmp_path / "argv.py"
+    script.write_text("import json, os, sys\n"
+                      "open(os.path.join(os.path.dirname(__file__), "
+                      "'out%s.json' % os.environ['LOCAL_RANK']), 'w').write(json.dumps("
+                      "[sys.argv[1:], os.environ['RANK'], os.environ['WORLD_SIZE']]))\n")
+    for use_env in (False, True):
+        argv = ["--nproc_per_node=2", str(script), "--x", "1"]
+        with pytest.warns(FutureWarning, match="deprecated"), pytest.raises(SystemExit) as ei:
+            launch.main((["--use-env"] if use_env else []) + argv)
+        assert ei.value.code == 0
+        import json
+        for r in range(2):
+            got = json.loads((tmp_path / f"out{r}.json").read_text())
+            flags = [] if use_env else [f"--local-rank={r}"]
+            assert got == [flags + ["--x", "1"], str(r), "2"]
