@@ -92,6 +92,20 @@ def collectives_and_ddp(rank: int, world: int, out: str) -> None:
     got["ddp_data"] = data
     got["ddp_final"] = {k: _np(v) for k, v in model.state_dict().items()}
 
+    # SyncBatchNorm: statistics over both ranks' batches
+    torch.manual_seed(5)
+    bn_model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.Sequential(
+        torch.nn.Linear(4, 6), torch.nn.BatchNorm1d(6), torch.nn.ReLU(), torch.nn.Linear(6, 2)))
+    bn_ddp = DDP(bn_model)
+    got["sync_bn_init"] = {k: _np(v) for k, v in bn_model.state_dict().items()}
+    bn_opt = torch.optim.SGD(bn_ddp.parameters(), lr=0.1)
+    for x, y in data[:2]:
+        bn_opt.zero_grad()
+        pred = bn_ddp(torch.tensor(x[rank]))
+        torch.nn.functional.mse_loss(pred, torch.tensor(y[rank])).backward()
+        bn_opt.step()
+    got["sync_bn_final"] = {k: _np(v) for k, v in bn_model.state_dict().items()}
+
     # no_sync: local accumulation, then the synchronised backward averages the sum
     lin = torch.nn.Linear(2, 1, bias=False)
     d2 = DDP(lin)

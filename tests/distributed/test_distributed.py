@@ -138,6 +138,28 @@ def test_ddp_matches_one_process_on_the_whole_batch(ranks, fw):
         np.testing.assert_allclose(g["ddp_final"][k], v, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("fw", ["tl", "torch"])
+def test_sync_batch_norm_is_batch_norm_of_the_whole_batch(ranks, fw):
+    if fw == "torch" and not HAVE_TORCH:
+        pytest.skip("PyTorch (test oracle) not installed")
+    m = tl if fw == "tl" else torch
+    g = ranks[0]
+    for k in g["sync_bn_final"]:
+        np.testing.assert_array_equal(g["sync_bn_final"][k], ranks[1]["sync_bn_final"][k])
+    model = m.nn.Sequential(m.nn.Linear(4, 6), m.nn.BatchNorm1d(6), m.nn.ReLU(),
+                            m.nn.Linear(6, 2))
+    model.load_state_dict({k: m.tensor(v) for k, v in g["sync_bn_init"].items()})
+    opt = m.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in g["ddp_data"][:2]:
+        opt.zero_grad()
+        out = model(m.tensor(x.reshape(-1, 4)))
+        m.nn.functional.mse_loss(out, m.tensor(y.reshape(-1, 2))).backward()
+        opt.step()
+    for k, v in model.state_dict().items():
+        np.testing.assert_allclose(g["sync_bn_final"][k], v.numpy(), rtol=1e-5, atol=1e-6,
+                                   err_msg=k)
+
+
 def test_ddp_no_sync_and_unused_parameters(ranks):
     for r, g in enumerate(ranks):
         np.testing.assert_array_equal(g["no_sync_local"], [[r + 1.0, r + 1.0]])

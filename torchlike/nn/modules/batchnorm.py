@@ -147,10 +147,16 @@ class BatchNorm3d(_BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Mirrors ``torch.nn.SyncBatchNorm``. Difference: statistics are those of the local
-    batch only (PyTorch's behaviour without an initialised multi-process group); a
-    ``process_group`` is kept but not used. ``convert_sync_batchnorm`` swaps every batch
-    norm layer of a model for this one, sharing parameters and buffers."""
+    """Mirrors ``torch.nn.SyncBatchNorm``: in training inside a ``torchlike.distributed``
+    run of several ranks, the statistics are those of the batches of every rank of
+    ``process_group`` (the default group when None), Note [Synchronised batch
+    statistics]; otherwise it is a batch norm of the local batch.
+    ``convert_sync_batchnorm`` swaps every batch norm layer of a model for this one,
+    sharing parameters and buffers.
+
+    Difference from PyTorch: it synchronises CPU tensors too (PyTorch's CPU kernels
+    refuse to, with a ValueError); and not inside ``torchlike.compile`` (collectives do
+    not run in traces)."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
@@ -168,7 +174,17 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        return super().forward(input)
+        from ... import distributed as dist
+        group = self.process_group or dist.group.WORLD
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        if not (self.training and bn_training and group is not None and group.size() > 1):
+            return super().forward(input)
+        factor = self._factor_and_count()
+        from ._sync_batchnorm import sync_batch_norm
+        track = self.track_running_stats
+        return sync_batch_norm(input, self.weight, self.bias,
+                               self.running_mean if track else None,
+                               self.running_var if track else None, self.eps, factor, group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
