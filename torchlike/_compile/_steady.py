@@ -91,11 +91,12 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
     names = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
     L = ["def call(args):",
          f"    if _current.ctx is not None or len(args) != {n}:",
-         "        return MISS",
-         f"    {names} = args",
-         "    if (" + " or ".join(f"type(a{i}) is not Tensor" for i in range(n)) + "):",
-         "        return MISS",
-         "    if (cf._found is not F or ROOTS.get() is not cf._steady_roots"
+         "        return MISS"]
+    if n:   # a function of no arguments has nothing to unpack or check
+        L += [f"    {names} = args",
+              "    if (" + " or ".join(f"type(a{i}) is not Tensor" for i in range(n)) + "):",
+              "        return MISS"]
+    L += ["    if (cf._found is not F or ROOTS.get() is not cf._steady_roots"
          " or _epoch.value != cf._found_epoch):",
          "        return MISS",
          "    if (_grad.enabled is not GE or _dflt[0] is not DD or _prec[0] != PREC"
