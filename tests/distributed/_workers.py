@@ -130,17 +130,37 @@ def collectives_and_ddp(rank: int, world: int, out: str) -> None:
     d3(torch.ones(1, 2), rank).sum().backward()
     got["unused"] = {n: None if p.grad is None else _np(p.grad)
                      for n, p in br.named_parameters()}
-    # collectives do not run inside a compiled step: a clear error, nothing half-done
-    @torch.compile
-    def compiled_step(x):
-        loss = ddp(x).sum()
-        loss.backward()
-        return loss
+    # the same trainings as one compiled step each: the gradient average (and the
+    # synchronised statistics) inside the step's program
+    def compiled_training(model, steps, loss_fn=torch.nn.functional.mse_loss, **kw):
+        d = DDP(model, **kw)
+        o = torch.optim.SGD(d.parameters(), lr=0.1, momentum=0.9 if steps == 3 else 0)
+
+        @torch.compile
+        def step(x, y):
+            o.zero_grad()
+            loss = loss_fn(d(x), y)
+            loss.backward()
+            o.step()
+            return loss
+        losses = [step(torch.tensor(x[rank]), torch.tensor(y[rank])).item()
+                  for x, y in data[:steps]]
+        return {k: _np(v) for k, v in model.state_dict().items()}, losses, step.stats.traces
+    m1 = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    m1.load_state_dict({k: torch.tensor(v) for k, v in got["ddp_init"].items()})
+    got["compiled_ddp"] = compiled_training(m1, 3)
+    m2 = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.Sequential(
+        torch.nn.Linear(4, 6), torch.nn.BatchNorm1d(6), torch.nn.ReLU(), torch.nn.Linear(6, 2)))
+    m2.load_state_dict({k: torch.tensor(v) for k, v in got["sync_bn_init"].items()})
+    # DDP's buffer broadcast at each forward is a collective the rest of the step does
+    # not use: refused in a compiled step (processes could order it differently)
     try:
-        compiled_step(torch.ones(1, 4))
-        got["compiled"] = None
+        compiled_training(m2, 2)
+        got["compiled_order_error"] = None
     except RuntimeError as e:
-        got["compiled"] = str(e)
+        got["compiled_order_error"] = str(e)
+    m2.load_state_dict({k: torch.tensor(v) for k, v in got["sync_bn_init"].items()})
+    got["compiled_sync_bn"] = compiled_training(m2, 2, broadcast_buffers=False)
     dist.destroy_process_group()
     got["after_destroy"] = dist.is_initialized()
     with open(os.path.join(out, f"rank{rank}.pkl"), "wb") as f:

@@ -92,10 +92,13 @@ def test_errors_match_torch():
 
 
 def test_needs_process_group_when_not_given():
-    dist = getattr(torchlike, "distributed", None)
-    if dist is not None and getattr(dist, "is_available", lambda: False)():
-        pytest.skip("torchlike.distributed exists; covered by its own tests")
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
-        tld.DistributedSampler(range(4))
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
-        tld.DistributedSampler(range(4), num_replicas=2)
+    """Without ``num_replicas``/``rank`` the sampler asks the default process group,
+    which must be initialised: PyTorch's ValueError."""
+    for m in (torch, torchlike) if HAVE_TORCH else (torchlike,):
+        assert not m.distributed.is_initialized()
+        with pytest.raises(ValueError, match="Default process group has not been "
+                                             "initialized"):
+            m.utils.data.DistributedSampler(range(4))
+        with pytest.raises(ValueError, match="Default process group has not been "
+                                             "initialized"):
+            m.utils.data.DistributedSampler(range(4), num_replicas=2)

@@ -97,8 +97,10 @@ from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
 from .._ops.dispatch import _SCALARS, _device_scalar, _tensor_of
 from ..autograd.graph import Node, _backward_error, edge_of
+from ..distributed import _c10d
 from . import _tracing
 from ._steady import MISS, run_deferred, steady_call, steady_eligible
+from .spmd import check_collective_order, spmd_runner
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
 _new = object.__new__
@@ -479,8 +481,17 @@ class CompiledFunction:
             return outs
 
         flat_in = orig_arrays[:n_b] + list(hyper) + gen_vals + orig_arrays[n_b:]
+        group = _c10d.multi_process_group()   # Note [Compiled steps across processes]
         try:
-            closed = jax.make_jaxpr(pure)(flat_in)
+            if group is None:
+                closed = jax.make_jaxpr(pure)(flat_in)
+            else:
+                with _c10d.tracing_collectives(group) as rec:
+                    closed = jax.make_jaxpr(pure, axis_env=[(_c10d.AXIS, group.size())])(
+                        flat_in)
+                group = group if rec.used else None
+                if group is not None:
+                    check_collective_order(closed.jaxpr)
         except BaseException:
             self._restore(storages, orig_arrays, holders, orig_grads, gens, orig_gens,
                           opt_snap)
@@ -546,7 +557,15 @@ class CompiledFunction:
                          keep_unused=bool(entry.donors),
                          donate_argnums=tuple(k + 2 for k in entry.donate_pos)
                          + tuple(n_used + 2 + d for d in range(len(entry.donors))))
-        if entry.single_use:
+        if group is not None:
+            if entry.diff_out:
+                raise RuntimeError("torchlike.compile: a compiled forward whose outputs "
+                                   "require grad cannot run collectives; call backward() "
+                                   "inside the compiled step")
+            entry.run = spmd_runner(group, _execute, prog, consts, tuple(entry.donate_pos)
+                                    + tuple(n_used + d for d in range(len(entry.donors))),
+                                    bool(entry.donors))
+        elif entry.single_use:
             # a program that creates state (an optimizer's first step) runs once: compile
             # it for speed of compilation (about half the time on CPU), not of execution
             def once(*args, _jitted=jitted, _prog=prog, _consts=consts):

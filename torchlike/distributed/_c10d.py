@@ -22,18 +22,24 @@
 # RuntimeError saying so. A process whose ``jax.distributed`` a JAX program started
 # itself (with matching rank and world size) is accepted as it is.
 #
+# Inside a ``torchlike.compile`` step of a multi-process run, collectives on traced
+# values become JAX's ``psum``/``pmean``/``all_gather`` over the group's mesh axis and
+# run inside the step's program (Note [Compiled steps across processes] in
+# ``_compile/spmd.py``).
+#
 # Differences from PyTorch: collectives are synchronous (``async_op=True`` returns a
 # completed ``Work``); only the default group and groups of all its ranks exist
-# (``new_group`` of a subset raises); collectives inside ``torchlike.compile`` are not
-# supported (a clear error); the 'file://' rendezvous is not supported.
+# (``new_group`` of a subset raises); the 'file://' rendezvous is not supported.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import enum
 import os
 import pickle
+import types
 from typing import Any
 
 import jax
@@ -168,13 +174,18 @@ class ProcessGroup:
                                             firsts[jax.process_index()])
         return got
 
+    def platform(self) -> str:
+        """The platform of the devices the group's compiled steps run on."""
+        if self._backend == Backend.NCCL:
+            from .._core.device import accelerator_devices
+            return accelerator_devices()[0].platform
+        return "cpu"
+
     def _run(self, key, array, fn):
         """Stack ``array`` (this process's row) with the other processes' and run ``fn``
         on the stack; this process's copy of the replicated result."""
         if isinstance(array, jax.core.Tracer):
-            raise RuntimeError(
-                "torchlike.distributed collectives cannot run inside torchlike.compile or "
-                "a JAX trace; call them on concrete tensors, outside the compiled function")
+            return self._traced(key, array, fn)
         platform = next(iter(array.devices())).platform
         mesh, mine = self._mesh(platform)
         row = jax.device_put(array, mine)[None]
@@ -188,6 +199,54 @@ class ProcessGroup:
                 fn, out_shardings=NamedSharding(mesh, PartitionSpec()))
         out = prog(stacked)
         return out.addressable_data(0)
+
+    def _traced(self, key, array, fn):
+        """The collective inside a compiled step of a multi-process run (Note [Compiled
+        steps across processes]): JAX's collectives over the axis the step is traced
+        with."""
+        rec = _TRACING[0]
+        if rec is None or rec.group is not self:
+            raise RuntimeError(
+                "torchlike.distributed collectives run inside torchlike.compile only when "
+                "the default group spans several processes; outside that (a JAX trace of "
+                "its own, jax.jit), call them on concrete tensors")
+        rec.used = True
+        op = key[1] if key[0] == "all_reduce" else None
+        if op in _AXIS_REDUCERS:
+            out = _AXIS_REDUCERS[op](array, AXIS).astype(array.dtype)
+        else:
+            out = fn(jax.lax.all_gather(array, AXIS))
+        return out
+
+
+AXIS = "rank"   # the mesh axis of a group's processes, inside compiled steps
+_TRACING: list = [None]   # the record of the step being traced, if any
+_AXIS_REDUCERS = {ReduceOp.SUM: jax.lax.psum, ReduceOp.AVG: jax.lax.pmean,
+                  ReduceOp.MAX: jax.lax.pmax, ReduceOp.MIN: jax.lax.pmin}
+
+
+@contextlib.contextmanager
+def tracing_collectives(pg: "ProcessGroup"):
+    """While ``torchlike.compile`` traces a step in a multi-process run, collectives on
+    traced values become JAX collectives over ``AXIS``; yields the record whose ``used``
+    says whether any ran."""
+    rec = types.SimpleNamespace(group=pg, used=False)
+    saved, _TRACING[0] = _TRACING[0], rec
+    try:
+        yield rec
+    finally:
+        _TRACING[0] = saved
+
+
+def tracing_group() -> "ProcessGroup | None":
+    """The group whose step is being traced, if any."""
+    return None if _TRACING[0] is None else _TRACING[0].group
+
+
+def multi_process_group() -> "ProcessGroup | None":
+    """The default group when it spans several processes, else None."""
+    w = GroupMember.WORLD
+    return w if w is not None and w.size() > 1 else None
 
 
 class GroupMember:
@@ -401,7 +460,9 @@ def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp = ReduceOp.SUM,
     _check_rank(dst, w, "root", "reduce")
     a = _array(tensor)
     out = w._run(("all_reduce", op), a, _reducer(op, a.dtype))
-    if w.rank() == dst:
+    if isinstance(a, jax.core.Tracer):     # one program for every rank (see broadcast)
+        _write(tensor, jnp.where(jax.lax.axis_index(AXIS) == dst, out, a))
+    elif w.rank() == dst:
         _write(tensor, out)
     return _done(async_op)
 
@@ -413,10 +474,19 @@ def broadcast(tensor: Tensor, src: int = 0, group: ProcessGroup | None = None,
     w = _world(group)
     src = src if group_src is None else group_src
     _check_rank(src, w, "root", "broadcast")
-    out = w._run(("broadcast", src), _array(tensor), lambda g: g[src])
-    if w.rank() != src:
+    a = _array(tensor)
+    out = w._run(("broadcast", src), a, lambda g: g[src])
+    if w.rank() != src or isinstance(a, jax.core.Tracer):
+        # traced, every rank writes: a rank whose program drops the collective (its
+        # result unused) would leave the others waiting
         _write(tensor, out)
     return _done(async_op)
+
+
+def _not_traced(fn: str, *arrays) -> None:
+    if any(isinstance(a, jax.core.Tracer) for a in arrays):
+        raise RuntimeError(f"torchlike.distributed.{fn} cannot run inside a compiled step "
+                           "(its arguments differ between ranks); call it outside")
 
 
 def _gathered(w: ProcessGroup, a):
@@ -499,6 +569,7 @@ def gather(tensor: Tensor, gather_list: list | None = None, dst: int = 0,
     w = _world(group)
     dst = dst if group_dst is None else group_dst
     _check_rank(dst, w, "root", "gather")
+    _not_traced("gather", _array(tensor))
     if w.rank() == dst:
         _check_list(gather_list, w, "gather")
     elif gather_list:
@@ -519,6 +590,7 @@ def scatter(tensor: Tensor, scatter_list: list | None = None, src: int = 0,
     w = _world(group)
     src = src if group_src is None else group_src
     _check_rank(src, w, "root", "scatter")
+    _not_traced("scatter", _array(tensor))
     if w.rank() == src:
         _check_list(scatter_list, w, "scatter", "input")
         rows = _array(torchlike.stack(list(scatter_list)))

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
+
 from ... import distributed as dist
 from ..._core.grad_mode import no_grad
 from ...autograd.function import Function
@@ -30,8 +32,10 @@ def _reduce_dims(x) -> list:
 
 
 class _SyncBatchNorm(Function):
+    # ``forward`` + ``setup_context``: inside a compiled step the tape's context is then
+    # filled from the outputs, not by running the forward (and its collective) again
     @staticmethod
-    def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum, group):
+    def forward(input, weight, bias, eps, group):
         import torchlike as tl
         c = input.shape[1]
         dims = _reduce_dims(input)
@@ -44,28 +48,31 @@ class _SyncBatchNorm(Function):
         g = tl.stack(rows)
         counts, means, variances = g[:, 0], g[:, 1], g[:, 2]
         n = counts.sum(0)
-        total = int(n[0].item()) if c else 0
-        if total <= 1:
+        total = 0 if not c else -1 if isinstance(n._value, jax.core.Tracer) else \
+            int(n[0].item())   # a traced count is not known while tracing
+        if 0 <= total <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got "
                              f"input size {total}")
         mean = (counts * means).sum(0) / n
         var = (counts * (variances + (means - mean) ** 2)).sum(0) / n
         invstd = (var + eps).rsqrt()
-        if running_mean is not None:
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean * momentum)
-                running_var.mul_(1 - momentum).add_(var * (n / (n - 1)) * momentum)
         out = (input - mean.view(shape)) * invstd.view(shape)
         if weight is not None:
             out = out * weight.view(shape)
         if bias is not None:
             out = out + bias.view(shape)
-        ctx.save_for_backward(input, weight, mean, invstd, n)
-        ctx.group = group
-        return out
+        return out, mean, invstd, n, var
 
     @staticmethod
-    def backward(ctx, grad_out):
+    def setup_context(ctx, inputs, output):
+        input, weight, group = inputs[0], inputs[1], inputs[4]
+        _, mean, invstd, n, var = output
+        ctx.mark_non_differentiable(mean, invstd, n, var)
+        ctx.save_for_backward(input, weight, mean, invstd, n)
+        ctx.group = group
+
+    @staticmethod
+    def backward(ctx, grad_out, *_):
         import torchlike as tl
         input, weight, mean, invstd, n = ctx.saved_tensors
         dims = _reduce_dims(input)
@@ -86,12 +93,18 @@ class _SyncBatchNorm(Function):
             grad_input = (grad_out - mean_dy.view(shape)
                           - xmu * (invstd * invstd * mean_dy_xmu).view(shape)) \
                 * scale.view(shape)
-        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+        return grad_input, grad_weight, grad_bias, None, None
 
 
 def sync_batch_norm(input, weight, bias, running_mean, running_var, eps: float,
                     momentum: Any, group) -> Any:
     """Training-mode batch norm over every rank of ``group`` (Note [Synchronised batch
     statistics]); ``running_mean``/``running_var`` (or None) are updated in place."""
-    return _SyncBatchNorm.apply(input, weight, bias, running_mean, running_var, eps,
-                                momentum, group)
+    out, mean, _, n, var = _SyncBatchNorm.apply(input, weight, bias, eps, group)
+    if running_mean is not None:
+        # here rather than in the Function: inside a compiled step its forward is traced
+        # apart, and the update must be part of the step
+        with no_grad():
+            running_mean.mul_(1 - momentum).add_(mean * momentum)
+            running_var.mul_(1 - momentum).add_(var * (n / (n - 1)) * momentum)
+    return out

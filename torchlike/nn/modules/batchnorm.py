@@ -155,8 +155,8 @@ class SyncBatchNorm(_BatchNorm):
     sharing parameters and buffers.
 
     Difference from PyTorch: it synchronises CPU tensors too (PyTorch's CPU kernels
-    refuse to, with a ValueError); and not inside ``torchlike.compile`` (collectives do
-    not run in traces)."""
+    refuse to, with a ValueError). Inside a compiled step its collectives run in the
+    step's program (Note [Compiled steps across processes])."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,

@@ -13,10 +13,12 @@
 # Under ``no_sync()`` the forward marks the backward as local: gradients accumulate and
 # the next synchronised backward averages the accumulated ones.
 #
+# Under ``torchlike.compile`` the average is a ``pmean`` inside the step's one program
+# (Note [Compiled steps across processes]); there every parameter must be used.
+#
 # Differences from PyTorch: one collective per dtype after the whole backward instead of
-# buckets overlapped with it; a step under ``torchlike.compile`` raises (collectives do
-# not run in traces); ``register_comm_hook``, ``join`` and ``static_graph``'s
-# optimisations do nothing here.
+# buckets overlapped with it (in a compiled step XLA schedules it); ``register_comm_hook``
+# and ``join`` are not supported, and ``static_graph`` changes nothing.
 """
 
 from __future__ import annotations
@@ -191,7 +193,16 @@ class DistributedDataParallel(Module):
         pg = self.process_group
         params = self._params
         used_any = np.asarray([id(p) in self._ready for p in params], np.int32)
-        if pg.size() > 1:
+        if dist._c10d.tracing_group() is not None:
+            # a compiled step (Note [Compiled steps across processes]): the mask would be a
+            # traced value, and every rank's step uses every parameter
+            if not used_any.all():
+                unused = [n for n, u in zip(self._names, used_any) if not u]
+                raise RuntimeError(
+                    "inside torchlike.compile every parameter of a DistributedDataParallel "
+                    f"module must get a gradient on every rank; unused here: "
+                    f"{', '.join(unused)} (run such steps eagerly)")
+        elif pg.size() > 1:
             used_any = np.asarray(pg._run(("all_reduce", dist.ReduceOp.MAX),
                                           jnp.asarray(used_any), lambda g: g.max(axis=0)))
         grads = [p.grad if p.grad is not None and id(p) in self._ready else None
