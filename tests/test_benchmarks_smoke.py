@@ -1,7 +1,7 @@
 """The benchmark scripts still run: every implementation of ``benchmarks/train_step.py``,
-``benchmarks/step_overhead.py`` and ``benchmarks/amp_step.py`` does two steps on tiny
-sizes, from the same weights, and their losses agree (the scripts print a WARNING line
-when they do not).
+``benchmarks/step_overhead.py``, ``benchmarks/amp_step.py`` and ``benchmarks/ddp_step.py``
+does two steps on tiny sizes, from the same weights, and their losses agree (the scripts
+print a WARNING line when they do not).
 
 Only the MLP runs every implementation: the CNN and the Transformer each cost seconds of
 XLA compilation per implementation, and the code that differs between models (the peer
@@ -27,6 +27,7 @@ sys.path.insert(0, str(BENCH))
 
 import _peers as P  # noqa: E402
 import amp_step  # noqa: E402
+import ddp_step  # noqa: E402
 import step_overhead  # noqa: E402
 import train_step  # noqa: E402
 
@@ -137,6 +138,12 @@ def test_amp_step_every_implementation(capsys):
     out = capsys.readouterr().out
     assert "WARNING" not in out, out
     _assert_ran(_rows(out, impls), impls)
+
+
+def test_ddp_step_every_implementation(capsys):
+    impls = [i for i in ddp_step.IMPLS if HAVE_TORCH or i != "torch"]
+    ddp_step.main(["--impls", ",".join(impls), "--steps", "1", "--blocks", "1"])
+    _assert_ran(_rows(capsys.readouterr().out, impls), impls)
 
 
 @pytest.mark.parametrize("model", ["cnn", "transformer"])

@@ -17,7 +17,7 @@ import torchlike.distributed as dist
 import torchlike.multiprocessing as tmp
 from torchlike.nn.parallel import DistributedDataParallel as DDP
 
-from .._parity import HAVE_TORCH, torch
+from .._parity import FWS, HAVE_TORCH, fw_module, torch
 from . import _workers
 
 WORLD = 2
@@ -127,22 +127,18 @@ def test_ddp_replicas_start_equal_and_stay_equal(ranks):
     assert any(not np.array_equal(a["ddp_init"][k], a["ddp_final"][k]) for k in a["ddp_init"])
 
 
-@pytest.mark.parametrize("fw", ["tl", "torch"])
+@pytest.mark.parametrize("fw", FWS)
 def test_ddp_matches_one_process_on_the_whole_batch(ranks, fw):
-    if fw == "torch" and not HAVE_TORCH:
-        pytest.skip("PyTorch (test oracle) not installed")
-    m = tl if fw == "tl" else torch
+    m = fw_module(fw)
     g = ranks[0]
     want = _reference_training(g["ddp_init"], g["ddp_data"], m)
     for k, v in want.items():
         np.testing.assert_allclose(g["ddp_final"][k], v, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("fw", ["tl", "torch"])
+@pytest.mark.parametrize("fw", FWS)
 def test_sync_batch_norm_is_batch_norm_of_the_whole_batch(ranks, fw):
-    if fw == "torch" and not HAVE_TORCH:
-        pytest.skip("PyTorch (test oracle) not installed")
-    m = tl if fw == "tl" else torch
+    m = fw_module(fw)
     g = ranks[0]
     for k in g["sync_bn_final"]:
         np.testing.assert_array_equal(g["sync_bn_final"][k], ranks[1]["sync_bn_final"][k])
@@ -220,12 +216,10 @@ def _raises(fn, exc, match):
         fn()
 
 
-@pytest.mark.parametrize("fw", ["tl", "torch"])
+@pytest.mark.parametrize("fw", FWS)
 def test_uninitialized_errors(fw):
-    if fw == "torch" and not HAVE_TORCH:
-        pytest.skip("PyTorch (test oracle) not installed")
-    d = dist if fw == "tl" else torch.distributed
-    m = tl if fw == "tl" else torch
+    m = fw_module(fw)
+    d = m.distributed
     msg = "Default process group has not been initialized"
     assert not d.is_initialized() and d.is_available()
     _raises(d.get_rank, ValueError, msg)
