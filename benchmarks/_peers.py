@@ -189,17 +189,19 @@ def torch_style_optimizer(T, params, cfg: dict):
     return T.optim.Adam(params, lr=cfg["lr"])
 
 
-def torch_style_setup(T, model: str, cfg: dict, weights: dict):
-    """Model (loaded with ``weights``), optimizer and the un-compiled train step."""
+def torch_style_setup(T, model: str, cfg: dict, weights: dict, wrap=None):
+    """Model (loaded with ``weights``), optimizer and the un-compiled train step; the step
+    calls ``wrap(model)`` when given (``DistributedDataParallel``)."""
     T.manual_seed(0)
     net = torch_style_model(T, model, cfg)
     net.load_state_dict({k: T.tensor(v) for k, v in weights.items()})
     opt = torch_style_optimizer(T, net.parameters(), cfg)
     F = T.nn.functional
+    call = net if wrap is None else wrap(net)
 
     def train_step(x, y):
         opt.zero_grad()
-        loss = F.cross_entropy(net(x), y)
+        loss = F.cross_entropy(call(x), y)
         loss.backward()
         opt.step()
         return loss

@@ -35,18 +35,7 @@ def _free_port() -> str:
 
 
 def _torch_style(T, ddp_cls, rank: int, compiled: bool):
-    weights = P.init_weights("mlp", CFG)
-    net, opt, _ = P.torch_style_setup(T, "mlp", CFG, weights)
-    model = ddp_cls(net)
-    opt = P.torch_style_optimizer(T, model.parameters(), CFG)
-    F = T.nn.functional
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    _, _, step = P.torch_style_setup(T, "mlp", CFG, P.init_weights("mlp", CFG), wrap=ddp_cls)
     fn = T.compile(step) if compiled else step
     x, y = P.make_batch("mlp", CFG, seed=1 + rank)
     X, Y = T.tensor(x), T.tensor(y)
