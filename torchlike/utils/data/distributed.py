@@ -16,23 +16,12 @@ __all__ = ["DistributedSampler"]
 _T_co = TypeVar("_T_co", covariant=True)
 
 
-def _distributed_module():
-    """``torchlike.distributed`` when it exists and is available, else None."""
-    try:
-        from ... import distributed as dist  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    is_available = getattr(dist, "is_available", None)
-    if is_available is None or not is_available():
-        return None
-    return dist
-
-
 def _from_process_group(what: str) -> int:
-    dist = _distributed_module()
-    if dist is None:
+    """The world size or rank of the default process group, as PyTorch's sampler reads
+    them (an uninitialised group raises its own ValueError)."""
+    from ... import distributed as dist
+    if not dist.is_available():
         raise RuntimeError("Requires distributed package to be available")
-    # An available but uninitialised package raises its own error here, as PyTorch's.
     return dist.get_world_size() if what == "world_size" else dist.get_rank()
 
 
