@@ -34,33 +34,38 @@ from ... import distributed as dist
 from ..._core.grad_mode import no_grad
 from ..._core.interop import from_jax
 from ..._core.tensor import Tensor
+from ..._ops.creation import zeros
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
 
 
-def _flat_groups(tensors: list) -> dict:
-    """dtype -> indices of ``tensors`` of that dtype (one collective each)."""
+def _coalesced(tensors: list, collective) -> list:
+    """``collective`` (an in-place ``torchlike.distributed`` call) run once per dtype over
+    ``tensors`` concatenated, as PyTorch's buckets; each tensor's piece of the result."""
+    import torchlike as tl
     groups: dict = {}
     for i, t in enumerate(tensors):
         groups.setdefault(t.dtype, []).append(i)
-    return groups
+    pieces: list = [None] * len(tensors)
+    with no_grad():
+        for idx in groups.values():
+            flat = tl.cat([tensors[i].detach().reshape(-1) for i in idx])
+            collective(flat)
+            out, off = flat._value, 0
+            for i in idx:   # tensors of their own, not views of the bucket
+                n = tensors[i].numel()
+                pieces[i] = from_jax(out[off:off + n].reshape(tuple(tensors[i].shape)))
+                off += n
+    return pieces
 
 
 def _broadcast_tensors(pg, tensors: list, src: int = 0) -> None:
-    """Every rank's ``tensors`` become rank ``src``'s, one collective per dtype."""
-    for idx in _flat_groups(tensors).values():
-        flat = jnp.concatenate([tensors[i]._value.ravel() for i in idx])
-        out = pg._run(("broadcast", src), flat, lambda g: g[src])
-        if pg.rank() == src:
-            continue
-        off = 0
-        with no_grad():
-            for i in idx:
-                t = tensors[i]
-                n = t.numel()
-                t.copy_(from_jax(out[off:off + n].reshape(tuple(t.shape))))
-                off += n
+    """Every rank's ``tensors`` become rank ``src``'s."""
+    pieces = _coalesced(tensors, lambda flat: dist.broadcast(flat, src, group=pg))
+    with no_grad():
+        for t, piece in zip(tensors, pieces):
+            t.copy_(piece)
 
 
 def _reachable_leaves(outputs: Any) -> set:
@@ -203,31 +208,21 @@ class DistributedDataParallel(Module):
                     f"module must get a gradient on every rank; unused here: "
                     f"{', '.join(unused)} (run such steps eagerly)")
         elif pg.size() > 1:
-            used_any = np.asarray(pg._run(("all_reduce", dist.ReduceOp.MAX),
-                                          jnp.asarray(used_any), lambda g: g.max(axis=0)))
-        grads = [p.grad if p.grad is not None and id(p) in self._ready else None
-                 for p in params]
-        for idx in _flat_groups(params).values():
-            flat = jnp.concatenate([
-                (grads[i]._value if grads[i] is not None
-                 else jnp.zeros(tuple(params[i].shape), params[i].dtype.np)).ravel()
-                for i in idx])
-            if pg.size() > 1:
-                flat = pg._run(("all_reduce", dist.ReduceOp.AVG), flat,
-                               lambda g: jnp.mean(g, axis=0).astype(g.dtype))
-            off = 0
-            with no_grad():
-                for i in idx:
-                    p = params[i]
-                    n = p.numel()
-                    piece = from_jax(flat[off:off + n].reshape(tuple(p.shape)))
-                    off += n
-                    if not int(used_any[i]):
-                        continue
-                    if p.grad is None:
-                        p.grad = piece
-                    else:
-                        p.grad.copy_(piece)
+            used = from_jax(jnp.asarray(used_any))
+            dist.all_reduce(used, op=dist.ReduceOp.MAX, group=pg)
+            used_any = np.asarray(used._value)
+        grads = [p.grad.detach() if p.grad is not None and id(p) in self._ready
+                 else zeros(tuple(p.shape), dtype=p.dtype, device=p.device) for p in params]
+        average = (lambda flat: dist.all_reduce(flat, op=dist.ReduceOp.AVG, group=pg)) \
+            if pg.size() > 1 else (lambda flat: None)
+        with no_grad():
+            for p, piece, used_p in zip(params, _coalesced(grads, average), used_any):
+                if not used_p:
+                    continue
+                if p.grad is None:
+                    p.grad = piece
+                else:
+                    p.grad.copy_(piece)
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
