@@ -19,7 +19,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _peers as P  # noqa: E402
@@ -104,13 +103,8 @@ def worker(impl: str, rank: int, world: int, steps: int, blocks: int, out: str) 
         sync = lambda loss: loss.item()  # noqa: E731
     for _ in range(3):
         sync(run())
-    times = []
-    for _ in range(blocks):
-        t = time.perf_counter()
-        for _ in range(steps):
-            loss = run()
-        sync(loss)
-        times.append((time.perf_counter() - t) / steps * 1e3)
+    _, runs = P.time_steps(run, sync, steps, blocks)
+    times = [r * 1e3 for r in runs]
     if rank == 0:
         with open(out, "wb") as f:
             pickle.dump(times, f)
