@@ -37,6 +37,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from typing import Any, Callable
@@ -163,10 +164,42 @@ def _with_precision(fun: Callable) -> Callable:
     return traced
 
 
+# Note [Portable lowering]
+# Some ops lower differently on the CPU, for speed (convolutions as matmuls, Note [XLA's
+# CPU convolution kernels]), and max pooling gathers each window's first maximum so that
+# its gradient goes where PyTorch's does. A program traced to be written out for another
+# runtime (``torchlike.onnx.export``) wants neither: inside ``portable_lowering()`` ops
+# trace to their plain forms (``lax.conv``, a window maximum), which compute the same
+# values, so that the exported graph has one Conv or MaxPool node per op. JAX keeps the
+# traces of each op's executable, so entering and leaving the mode clears its caches, as
+# a change of the precision settings does (the ops compile again on their next use).
+_portable = [False]
+
+
+@contextlib.contextmanager
+def portable_lowering():
+    """Trace ops in their backend-neutral forms (Note [Portable lowering])."""
+    prev = _portable[0]
+    _portable[0] = True
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        _portable[0] = prev
+        jax.clear_caches()
+
+
+def portable() -> bool:
+    """Whether ops are being traced in their backend-neutral forms."""
+    return _portable[0]
+
+
 def runs_on_cpu(x) -> bool:
     """Whether the computation of array ``x`` runs on the CPU, as far as trace time can
     tell: a concrete array's own device, else JAX's default device or backend (where a
-    traced program runs)."""
+    traced program runs). False inside ``portable_lowering()``."""
+    if _portable[0]:
+        return False
     if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
         return all(d.platform == "cpu" for d in x.devices())
     dev = jax.config.jax_default_device

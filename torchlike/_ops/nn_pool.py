@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._core import xla
 from .._core.tensor import Tensor
 from ._common import shape_str
 from .nn_common import _nt, _title
@@ -40,11 +41,14 @@ __all__: list = []
 
 
 def _lowest(dtype):
-    if jnp.issubdtype(dtype, jnp.floating):
-        return jnp.array(-jnp.inf, dtype)
-    if dtype == jnp.bool_:
-        return jnp.array(False)
-    return jnp.array(jnp.iinfo(dtype).min, dtype)
+    """The identity of max in ``dtype``, as a NumPy value (a concrete constant even while
+    a caller traces, so that JAX recognises ``reduce_window``'s max)."""
+    dt = np.dtype(dtype)
+    if jnp.issubdtype(dt, jnp.floating):
+        return np.array(-np.inf, dt)
+    if dt == np.bool_:
+        return np.array(False)
+    return np.array(np.iinfo(dt).min, dt)
 
 
 # ---------------------------------------------------------------------------
@@ -131,13 +135,18 @@ def _tiled_windows(x, k, outs):
     return jnp.transpose(x, perm).reshape(x.shape[:lead] + tuple(outs) + (-1,))
 
 
+def _pad_after(k, s, p, d, outs, spatial) -> list:
+    """Per spatial axis, the padding after the input that the last window reaches."""
+    return [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - i - pp)
+            for o, ss, dd, kk, i, pp in zip(outs, s, d, k, spatial, p)]
+
+
 def _strided_windows(x, k, s, p, d, outs):
     """Each window offset as a strided slice of the padded input, stacked last."""
     nd = len(k)
     spatial = x.shape[-nd:]
     lead = x.ndim - nd
-    hi = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - i - pp)
-          for o, ss, dd, kk, i, pp in zip(outs, s, d, k, spatial, p)]
+    hi = _pad_after(k, s, p, d, outs, spatial)
     xp = lax.pad(x, _lowest(x.dtype), [(0, 0, 0)] * lead +
                  [(pp, h, 0) for pp, h in zip(p, hi)])
     cols = []
@@ -173,8 +182,26 @@ def max_pool_with_indices(x, nd, kernel_size, stride, padding, dilation, ceil_mo
     return vals, flat
 
 
+def _max_pool_values(x, nd, kernel_size, stride, padding, dilation, ceil_mode):
+    """The values of max pooling as one window maximum (Note [Portable lowering]): the
+    same values as ``max_pool_with_indices``'s, without its gradient's tie rule."""
+    k, s, p, d = _pool_args(nd, kernel_size, stride, padding, dilation)
+    spatial = x.shape[-nd:]
+    lead = x.ndim - nd
+    outs = [pool_out_len(i, kk, ss, pp, dd, bool(ceil_mode))
+            for i, kk, ss, pp, dd in zip(spatial, k, s, p, d)]
+    hi = _pad_after(k, s, p, d, outs, spatial)
+    return lax.reduce_window(x, _lowest(x.dtype), lax.max, (1,) * lead + tuple(k),
+                             (1,) * lead + tuple(s),
+                             [(0, 0)] * lead + [(pp, h) for pp, h in zip(p, hi)],
+                             window_dilation=(1,) * lead + tuple(d))
+
+
 def _max_pool_fn(nd: int, with_indices: bool):
     def fn(input, kernel_size, stride, padding, dilation, ceil_mode):
+        if not with_indices and xla.portable():
+            return _max_pool_values(input, nd, kernel_size, stride, padding, dilation,
+                                    ceil_mode)
         v, i = max_pool_with_indices(input, nd, kernel_size, stride, padding, dilation,
                                      ceil_mode)
         return (v, i) if with_indices else v
