@@ -392,3 +392,113 @@ def test_seed_onnx_tutorial_flow(tmp_path, capsys):
     print("Exported model has been tested with ONNXRuntime, and the result looks good!")
     assert capsys.readouterr().out == \
         "Exported model has been tested with ONNXRuntime, and the result looks good!\n"
+
+
+def _zoo(T):
+    nn = T.nn
+    return {
+        "embedding": lambda: nn.Sequential(nn.Embedding(10, 4), nn.Flatten(),
+                                           nn.Linear(12, 3)),
+        "batchnorm1d_softmax": lambda: nn.Sequential(nn.Linear(5, 6), nn.BatchNorm1d(6),
+                                                     nn.SiLU(), nn.Softmax(dim=1)),
+        "activations": lambda: nn.Sequential(nn.LeakyReLU(0.1), nn.ELU(), nn.Hardswish(),
+                                             nn.Hardtanh(), nn.Softplus(), nn.Mish(),
+                                             nn.PReLU(), nn.Tanh(), nn.Sigmoid()),
+        "norms_upsample": lambda: nn.Sequential(
+            nn.Conv2d(3, 4, 3), nn.GroupNorm(2, 4), nn.InstanceNorm2d(4, affine=True),
+            nn.AvgPool2d(2), nn.Upsample(scale_factor=2, mode="nearest"),
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)),
+        "conv_transpose": lambda: nn.Sequential(
+            nn.ConvTranspose2d(3, 4, 3, stride=2),
+            nn.ConvTranspose2d(4, 2, 4, stride=2, padding=1, output_padding=1),
+            nn.ConvTranspose2d(2, 2, 3, padding=2, dilation=2)),
+        "depthwise_conv1d": lambda: nn.Sequential(
+            nn.Conv1d(4, 4, 3, groups=4, padding=1), nn.MaxPool1d(2, ceil_mode=True),
+            nn.AdaptiveAvgPool1d(1), nn.Flatten()),
+        "transformer_layer": lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+        "lstm": lambda: nn.LSTM(4, 3, num_layers=2, batch_first=True),
+    }
+
+
+_ZOO_INPUTS = {
+    "embedding": lambda r, b: r.integers(0, 10, (b, 3)),
+    "batchnorm1d_softmax": lambda r, b: r.standard_normal((b, 5)),
+    "activations": lambda r, b: r.standard_normal((b, 5)),
+    "norms_upsample": lambda r, b: r.standard_normal((b, 3, 9, 9)),
+    "conv_transpose": lambda r, b: r.standard_normal((b, 3, 5, 4)),
+    "depthwise_conv1d": lambda r, b: r.standard_normal((b, 4, 7)),
+    "transformer_layer": lambda r, b: r.standard_normal((b, 5, 8)),
+    "lstm": lambda r, b: r.standard_normal((b, 5, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ZOO_INPUTS))
+def test_layer_kinds_export(name):
+    tl.manual_seed(3)
+    model = _zoo(tl)[name]().eval()
+    r = np.random.default_rng(0)
+
+    def sample(b):
+        v = _ZOO_INPUTS[name](r, b)
+        return v.astype(np.float32) if v.dtype.kind == "f" else v.astype(np.int64)
+
+    prog = tl.onnx.export(model, (tl.tensor(sample(2)),), input_names=["x"],
+                          dynamic_axes={"x": {0: "batch"}})
+    sess = _session(prog.model_proto.SerializeToString())
+    twin = None
+    if HAVE_TORCH:
+        twin = _zoo(torch)[name]()
+        twin.load_state_dict({k: torch.tensor(v.numpy())
+                              for k, v in model.state_dict().items()})
+        twin.eval()
+    for b in (1, 3):
+        xv = sample(b)
+        got = sess.run(None, {"x": xv})[0]
+        with tl.no_grad():
+            want = model(tl.tensor(xv))
+        want = want[0] if isinstance(want, tuple) else want
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-3, atol=1e-5)
+        if twin is not None:
+            with torch.no_grad():
+                ref = twin(torch.tensor(xv))
+            ref = ref[0] if isinstance(ref, tuple) else ref
+            np.testing.assert_allclose(got, ref.numpy(), rtol=1e-3, atol=1e-5)
+
+
+def test_a_loop_over_a_dynamic_axis_is_refused():
+    lstm = tl.nn.LSTM(4, 3, batch_first=True)
+    with pytest.raises(tl.onnx.errors.OnnxExporterError, match="dynamic sequence length"):
+        tl.onnx.export(lstm, tl.randn(2, 5, 4), input_names=["x"],
+                       dynamic_axes={"x": {0: "batch", 1: "seq"}})
+
+
+def test_tensors_made_from_an_input_size_follow_the_dynamic_axis():
+    class M(tl.nn.Module):
+        def forward(self, x):
+            n = x.size(0)
+            return x * tl.tensor(float(n)) + tl.ones(n, 3) / x.shape[1]
+
+    prog = tl.onnx.export(M(), tl.randn(2, 3), input_names=["x"],
+                          dynamic_axes={"x": {0: "b"}})
+    sess = _session(prog.model_proto.SerializeToString())
+    for n in (1, 5):
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32)
+        np.testing.assert_allclose(sess.run(None, {"x": x})[0], M()(tl.tensor(x)).numpy(),
+                                   rtol=1e-6)
+
+    class Positions(tl.nn.Module):
+        def forward(self, x):
+            return x + tl.arange(x.size(0)).unsqueeze(1)
+
+    with pytest.raises(tl.onnx.errors.OnnxExporterError, match="not one value repeated"):
+        tl.onnx.export(Positions(), tl.randn(2, 3), input_names=["x"],
+                       dynamic_axes={"x": {0: "b"}})
+    # without the dynamic axis the same model exports, its size fixed
+    (out,) = tl.onnx.export(Positions(), tl.zeros(2, 3))(tl.zeros(2, 3))
+    assert out.tolist() == [[0.0] * 3, [1.0] * 3]
+
+
+def test_verify_compares_onnxruntime_with_torchlike():
+    model, shape = _make("lenet")
+    prog = tl.onnx.export(model, tl.randn(2, *shape), verify=True)
+    assert prog.model_proto.graph.node

@@ -727,6 +727,14 @@ _SCALARS: dict = {int: {}, float: {}, bool: {}, complex: {}}
 _SCALARS_SEEN: dict = {int: set(), float: set(), bool: set(), complex: set()}
 
 
+def clear_scalar_cache() -> None:
+    """Forget the cached device scalars and the numbers seen once, so that a trace made
+    after this one treats every number as the first trace did (``torchlike.onnx``
+    compares traces at several sizes)."""
+    for table in (*_SCALARS.values(), *_SCALARS_SEEN.values()):
+        table.clear()
+
+
 def _device_scalar(v, tv):
     """``v`` as a cached device scalar from its second use on; else ``v`` itself."""
     if (tv is float or tv is complex) and (v != v or not v):

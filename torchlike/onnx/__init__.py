@@ -262,6 +262,7 @@ def _convert(onnx, proto, target: int):
 def _build(onnx, tr, names_in, output_names, out_axes, export_params, keep_inits, fold,
            api):
     from ._emit import GraphBuilder, onnx_dtype
+    from ._rules import RULES
     helper = onnx.helper
     n_out = len(tr.base.jaxpr.outvars)
     if output_names is not None and len(output_names) > n_out:
@@ -274,14 +275,14 @@ def _build(onnx, tr, names_in, output_names, out_axes, export_params, keep_inits
     if unknown:
         raise ValueError(f"{api}: dynamic_axes names {unknown[0]!r}, which is neither an "
                          f"input ({names_in}) nor an output ({names_out})")
-    b = GraphBuilder(names_in, fold)
+    b = GraphBuilder(names_in, fold, RULES)
     b.used_names.update(names_out)
     state_names = [b.const(v, name=n) if export_params else n
                    for n, v in zip(tr.state_names, tr.state_values)]
     if not export_params:   # the state is read from inputs, so nothing folds into it
         b.used_names.update(tr.state_names)
     outs = b.emit_jaxpr([tr.base.jaxpr] + [o.jaxpr for o in tr.others],
-                        [b.const(np.asarray(c)) for c in tr.base.consts],
+                        b.closed_consts([tr.base] + tr.others, tr),
                         state_names + names_in, tr)
     b.name_outputs(outs, names_out)
 

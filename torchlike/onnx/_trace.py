@@ -22,6 +22,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from .._core.tensor import Tensor
+from .._ops.dispatch import clear_scalar_cache
 from ._emit import Sym, _where
 from ._errors import OnnxExporterError
 
@@ -59,8 +60,25 @@ class Traced:
         if not others:
             return base
         vals = [tuple(o.params[param]) for o in others]
-        return tuple(self._size(eqn, param, i, v, [x[i] for x in vals])
+        what = f"'{eqn.primitive.name}' ({_where(eqn)}): its {param}"
+        return tuple(self._size(what, i, v, [x[i] for x in vals])
                      for i, v in enumerate(base))
+
+    def const_shape(self, v0, vs) -> tuple:
+        """The shape of a constant that the traces made at their own sizes (a tensor
+        built from an input's size, such as a recurrent layer's zero initial state)."""
+        what = (f"a constant of shape {tuple(v0.shape)} made from the inputs' sizes "
+                "(torch.zeros(x.size(0), ...)?): its shape")
+        if any(np.ndim(v) != np.ndim(v0) for v in vs):
+            raise OnnxExporterError(f"{what} changes rank with a dynamic axis")
+        return tuple(self._size(what, i, d, [np.shape(v)[i] for v in vs])
+                     for i, d in enumerate(np.shape(v0)))
+
+    def scalar(self, v0, vs):
+        """A scalar constant whose value changed with a dynamic axis, as a ``Sym``."""
+        return self._size("a number made from the inputs' sizes", 0, v0.item(),
+                          [v.item() for v in vs],
+                          exact=np.issubdtype(v0.dtype, np.integer))
 
     def literal(self, eqn, others, i: int):
         """Literal input ``i`` of ``eqn``: its value, or a ``Sym`` where it follows a
@@ -71,10 +89,10 @@ class Traced:
             # another trace passed the same number as an array (Note [Python numbers as
             # device scalars] in _ops/dispatch.py): a number the user wrote, not a size
             return v0
-        return self._size(eqn, f"operand {i}", 0, v0, vs,
+        return self._size(f"'{eqn.primitive.name}' ({_where(eqn)}): its operand", i, v0, vs,
                           exact=np.issubdtype(np.asarray(v0).dtype, np.integer))
 
-    def _size(self, eqn, param, i, v0, vs, exact: bool = True):
+    def _size(self, what: str, i, v0, vs, exact: bool = True):
         n = len(_STEPS)
         moved = [k for k in range(len(self.symbols))
                  if any(vs[k * n + j] != v0 for j in range(n))]
@@ -82,17 +100,15 @@ class Traced:
             return int(v0) if exact else v0
         if len(moved) > 1:
             names = ", ".join(repr(self.symbols[k][0]) for k in moved)
-            raise OnnxExporterError(
-                f"'{eqn.primitive.name}' ({_where(eqn)}): its {param}[{i}] depends on "
-                f"several dynamic axes ({names}), which the exporter cannot write")
+            raise OnnxExporterError(f"{what}[{i}] depends on several dynamic axes ({names}), "
+                                    "which the exporter cannot write")
         k = moved[0]
         name, where, size = self.symbols[k]
         a = vs[k * n] - v0
         if any(not np.isclose(vs[k * n + j], v0 + a * _STEPS[j], rtol=1e-6, atol=0)
                for j in range(n)):
             raise OnnxExporterError(
-                f"'{eqn.primitive.name}' ({_where(eqn)}): its {param}[{i}] is not a "
-                f"multiple of dynamic axis {name!r} plus a constant "
+                f"{what}[{i}] is not a multiple of dynamic axis {name!r} plus a constant "
                 f"({v0} at size {size}, "
                 + ", ".join(f"{vs[k * n + j]} at {size + s}" for j, s in enumerate(_STEPS))
                 + "); export without that dynamic axis")
@@ -195,6 +211,9 @@ def trace(model, args, kwargs, axes: dict, api: str) -> Traced:
         tr.symbols.append((name, places, size))
 
     def make(shapes):
+        # every trace starts from the same cache of Python numbers, so that a number is
+        # a literal or a constant alike in all of them and their constants line up
+        clear_scalar_cache()
         avals = [jax.ShapeDtypeStruct(tuple(s), t._value.dtype) for s, t in zip(shapes, inputs)]
         closed, out_shape = jax.make_jaxpr(fn, return_shape=True)(state_avals, avals)
         return closed, [o.shape for o in out_shape], avals
