@@ -502,3 +502,14 @@ def test_verify_compares_onnxruntime_with_torchlike():
     model, shape = _make("lenet")
     prog = tl.onnx.export(model, tl.randn(2, *shape), verify=True)
     assert prog.model_proto.graph.node
+
+
+def test_a_parameter_that_follows_a_dynamic_axis_is_refused():
+    class PadsBySize(tl.nn.Module):
+        def forward(self, x):
+            return tl.nn.functional.pad(x, (0, x.size(0)))
+
+    with pytest.raises(tl.onnx.errors.OnnxExporterError,
+                       match="padding_config changes with a dynamic axis"):
+        tl.onnx.export(PadsBySize(), tl.randn(2, 3), input_names=["x"],
+                       dynamic_axes={"x": {0: "b"}})

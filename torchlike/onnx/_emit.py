@@ -276,6 +276,8 @@ class GraphBuilder:
             if folded is not None:
                 return folded
         rule = self.rules.get(name)
+        if rule is not None and others:
+            _same_params(eqn, others)
         if rule is None:
             raise UnsupportedOperatorError(
                 f"Exporting the operator '{name}' to ONNX is not supported: torchlike's "
@@ -307,6 +309,33 @@ def _where(eqn) -> str:
         return source_info_util.summarize(eqn.source_info)
     except Exception:   # pragma: no cover - JAX internals moved
         return "the model's forward"
+
+
+# The parameters a rule reads through ``_Sizes`` (which writes a size that follows a
+# dynamic axis as one, or refuses it) or does not read at all; any other parameter that
+# differs between the traces at other sizes would be written with the example's value.
+_SIZED = {"reshape": {"new_sizes"}, "broadcast_in_dim": {"shape"}, "iota": {"shape"},
+          "slice": {"start_indices", "limit_indices"}, "split": {"sizes"},
+          "gather": {"slice_sizes"}, "scan": {"length", "jaxpr"}}
+
+
+def _same_params(eqn, others) -> None:
+    sized = _SIZED.get(eqn.primitive.name, ())
+    for k, v in eqn.params.items():
+        if k in sized or isinstance(v, (jex.Jaxpr, jex.ClosedJaxpr)):
+            continue
+        for o in others:
+            w = o.params[k]
+            try:
+                same = bool(v == w)
+            except Exception:   # arrays and the like
+                same = False
+            same = same or repr(v) == repr(w)   # NaN, or values without equality
+            if not same:
+                raise OnnxExporterError(
+                    f"'{eqn.primitive.name}' ({_where(eqn)}): its {k} changes with a dynamic "
+                    f"axis ({v} at the example's size, {w} at another), which the exporter "
+                    "cannot write; export without that dynamic axis")
 
 
 def _uses(jaxpr) -> tuple:
