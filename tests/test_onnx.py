@@ -513,3 +513,21 @@ def test_a_parameter_that_follows_a_dynamic_axis_is_refused():
                        match="padding_config changes with a dynamic axis"):
         tl.onnx.export(PadsBySize(), tl.randn(2, 3), input_names=["x"],
                        dynamic_axes={"x": {0: "b"}})
+
+
+def test_export_leaves_the_ops_executables_as_they_were():
+    """Ops trace in their portable forms during export with executables of their own
+    (Note [Portable lowering]); afterwards the eager ones are those from before."""
+    from torchlike._ops.spec import OPS
+    model, shape = _make("lenet")
+    x = tl.randn(2, *shape)
+    model.eval()
+    with tl.no_grad():
+        before = model(x)
+    plans = {n: OPS[n].extra["plan"] for n in ("conv2d", "max_pool2d")}
+    exes = {n: dict(p.exes) for n, p in plans.items()}
+    assert all(exes.values())
+    tl.onnx.export(model, x)
+    assert {n: dict(p.exes) for n, p in plans.items()} == exes
+    with tl.no_grad():
+        tl.testing.assert_close(model(x), before, rtol=0, atol=0)

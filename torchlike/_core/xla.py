@@ -171,22 +171,22 @@ def _with_precision(fun: Callable) -> Callable:
 # runtime (``torchlike.onnx.export``) wants neither: inside ``portable_lowering()`` ops
 # trace to their plain forms (``lax.conv``, a window maximum), which compute the same
 # values, so that the exported graph has one Conv or MaxPool node per op. JAX keeps the
-# traces of each op's executable, so entering and leaving the mode clears its caches, as
-# a change of the precision settings does (the ops compile again on their next use).
+# traces of each op's executable, so the ops get executables of their own for the mode
+# (``_ops.dispatch.separate_executables``), which are dropped after it.
 _portable = [False]
 
 
 @contextlib.contextmanager
 def portable_lowering():
     """Trace ops in their backend-neutral forms (Note [Portable lowering])."""
+    from .._ops.dispatch import separate_executables
     prev = _portable[0]
     _portable[0] = True
-    jax.clear_caches()
     try:
-        yield
+        with separate_executables():
+            yield
     finally:
         _portable[0] = prev
-        jax.clear_caches()
 
 
 def portable() -> bool:

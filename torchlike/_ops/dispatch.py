@@ -49,6 +49,7 @@ promotion, views, version counters or autograd.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import inspect
 import sys
 
@@ -725,6 +726,33 @@ def _tensor_of(arr) -> Tensor:
 _SCALAR_CACHE_MAX = 1024
 _SCALARS: dict = {int: {}, float: {}, bool: {}, complex: {}}
 _SCALARS_SEEN: dict = {int: set(), float: set(), bool: set(), complex: set()}
+
+
+@contextlib.contextmanager
+def separate_executables():
+    """Inside, every op compiles executables of its own, which are dropped on the way
+    out, when the ops' existing ones come back. An op's executable is a ``jax.jit`` that
+    keeps its traces, so a trace under other lowering rules (Note [Portable lowering] in
+    _core/xla.py) must not reuse them, nor leave its own behind."""
+    saved = {}
+    for spec in OPS.values():
+        plan = spec.extra.get("plan")
+        if plan is not None:
+            saved[id(plan)] = (dict(plan.entries), dict(plan.exes))
+            plan.entries.clear()
+            plan.exes.clear()
+    try:
+        yield
+    finally:
+        for spec in OPS.values():
+            plan = spec.extra.get("plan")
+            if plan is None:
+                continue
+            entries, exes = saved.get(id(plan), ({}, {}))
+            plan.entries.clear()
+            plan.entries.update(entries)
+            plan.exes.clear()
+            plan.exes.update(exes)
 
 
 def clear_scalar_cache() -> None:

@@ -181,9 +181,7 @@ def export(model, args: Any = (), f: str | os.PathLike | io.IOBase | None = None
     ``custom_opsets``, ``export_modules_as_functions`` and operator export types other
     than ONNX raise ``NotImplementedError``; ``report``, ``profile``,
     ``dump_exported_program`` and ``optimize`` are ignored; ``verify=True`` runs the
-    model with ONNX Runtime and compares it with torchlike's outputs. Exporting clears
-    JAX's caches of traced programs (Note [Portable lowering] in ``_core/xla.py``), so
-    ops and compiled steps compile again on their next call.
+    model with ONNX Runtime and compares it with torchlike's outputs.
     """
     api = "torchlike.onnx.export"
     onnx = _onnx()
