@@ -818,3 +818,32 @@ def test_layer_constructor_errors():
                lambda nnm: nnm.Hardtanh(1.0, 1.0)]:
         raises_like(lambda: fn(tnn), lambda: fn(nn))
     raises_like(lambda: tnn.Softmax2d()(tl.randn(2, 3)), lambda: nn.Softmax2d()(torch.randn(2, 3)))
+
+
+_EDGES = [float("nan"), -0.0, 0.0, -1.0, 0.5, 2.0, -0.5]
+# PyTorch's values and gradients at NaN, signed zeros and the thresholds themselves
+_EDGE_EXPECTED = {
+    "relu": ((), [np.nan, -0.0, 0.0, 0.0, 0.5, 2.0, 0.0], [1, 0, 0, 0, 1, 1, 0]),
+    "threshold": ((0.5, 0.0), [np.nan, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0], [1, 0, 0, 0, 0, 1, 0]),
+    "softshrink": ((0.5,), [np.nan, -0.0, 0.0, -0.5, 0.0, 1.5, -0.0], [1, 0, 0, 1, 0, 1, 0]),
+    "hardshrink": ((0.5,), [np.nan, 0.0, 0.0, -1.0, 0.0, 2.0, 0.0], [1, 0, 0, 1, 0, 1, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EDGE_EXPECTED))
+def test_nan_and_signed_zero_edges(name):
+    extra, values, grads = _EDGE_EXPECTED[name]
+    x = tl.tensor(_EDGES, requires_grad=True)
+    y = getattr(TF, name)(x, *extra)
+    y.sum().backward()
+    got = y.detach().numpy()
+    np.testing.assert_array_equal(got, np.array(values, np.float32))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.array(values)))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(grads, np.float32))
+    if HAVE_TORCH:   # the table above is PyTorch's
+        px = torch.tensor(_EDGES, requires_grad=True)
+        py = getattr(F, name)(px, *extra)
+        py.sum().backward()
+        np.testing.assert_array_equal(py.detach().numpy(), got)
+        np.testing.assert_array_equal(np.signbit(py.detach().numpy()), np.signbit(got))
+        np.testing.assert_array_equal(px.grad.numpy(), x.grad.numpy())

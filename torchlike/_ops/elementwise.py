@@ -430,7 +430,11 @@ register(OpSpec("clamp_max", _clamp_max, "input, max", tensor_args=("input", "ma
 
 
 def _relu(input):
-    return jnp.where(input > 0, input, jnp.zeros((), input.dtype))
+    # PyTorch's: negatives give 0 while -0.0 and NaN stay what they are (clamp_min), and
+    # the gradient is zero where the input is at most 0 (not at NaN), as
+    # threshold_backward has it
+    kept = jnp.where(input < 0, jnp.zeros((), input.dtype), input)
+    return jnp.where(input <= 0, jax.lax.stop_gradient(kept), input)
 
 
 def _relu_check(input):

@@ -183,7 +183,8 @@ _act("softplus", _softplus, "input, beta=1.0, threshold=20.0", "softplus_cpu",
 
 
 def _threshold(input, threshold, value):
-    return jnp.where(input > threshold, input, jnp.asarray(value).astype(input.dtype))
+    # PyTorch's test is ``x <= threshold``: NaN is kept, with its gradient
+    return jnp.where(input <= threshold, jnp.asarray(value).astype(input.dtype), input)
 
 
 _act("threshold", _threshold, "input, threshold, value", "threshold_cpu",
@@ -216,8 +217,10 @@ _act("glu", _glu, "input, dim=-1", "glu_cpu", "GluBackward0",
 
 def _softshrink(input, lambd=0.5):
     lam = _c(lambd, input)
-    return jnp.where(input > lam, input - lam, jnp.where(input < -lam, input + lam,
-                                                         _zero(input)))
+    # inside [-lambd, lambd] PyTorch gives ``x * 0`` (-0.0 for negatives), NaN stays NaN
+    # with gradient 1
+    dead = jnp.where(input == input, input * 0, input)
+    return jnp.where(input > lam, input - lam, jnp.where(input < -lam, input + lam, dead))
 
 
 def _softshrink_check(input, lambd=0.5):
