@@ -32,7 +32,7 @@ import struct
 import sys
 import tempfile
 import zipfile
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 
 import numpy as np
 
@@ -181,6 +181,25 @@ def _serialize(obj, dest: BinaryIO, archive: str, pickle_protocol: int) -> None:
                       os.urandom(20).hex().encode(), align=True)
 
 
+def atomic_write(path: str, write: Callable[[Any], Any]) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then rename it to
+    ``path``: a failure leaves ``path`` as it was and no temporary file behind."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def save(obj: Any, f, pickle_module: Any = pickle, pickle_protocol: int = 2,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False
          ) -> None:
@@ -196,19 +215,8 @@ def save(obj: Any, f, pickle_module: Any = pickle, pickle_protocol: int = 2,
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             raise RuntimeError(f"Parent directory {folder} does not exist.")
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                _serialize(obj, out, _archive_name(path), pickle_protocol)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write(path, lambda out: _serialize(obj, out, _archive_name(path),
+                                                   pickle_protocol))
         return
     if not hasattr(f, "write"):
         raise AttributeError(f"expected 'f' to be string, path, or a file-like object with a "
@@ -470,21 +478,7 @@ def save_file(tensors: dict, filename, metadata: dict | None = None) -> None:
     arrays = {k: np.ascontiguousarray(np.asarray(v.detach()._value)) for k, v in
               tensors.items()}
     blob = _st_save(arrays, metadata=metadata)
-    path = os.fspath(filename)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(blob)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(os.fspath(filename), lambda out: out.write(blob))
 
 
 def load_file(filename, device="cpu") -> dict:

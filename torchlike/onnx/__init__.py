@@ -15,7 +15,6 @@ import contextlib
 import enum
 import io
 import os
-import tempfile
 import warnings
 from typing import Any, Mapping, Sequence
 
@@ -108,17 +107,8 @@ def _write(model_proto, f) -> None:
     if hasattr(f, "write"):
         f.write(data)
         return
-    path = os.fspath(f)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".onnx-", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from ..serialization import atomic_write
+    atomic_write(os.fspath(f), lambda out: out.write(data))
 
 
 def _axes_of(spec, name: str) -> dict:
@@ -287,8 +277,7 @@ def _build(onnx, tr, names_in, output_names, out_axes, export_params, keep_inits
     def info(name, dtype, dims):
         return helper.make_tensor_value_info(name, onnx_dtype(dtype), dims)
 
-    sym_of = {(i, a): n for i, ax in enumerate(tr.input_avals) for n, places, _ in tr.symbols
-              for (i2, a) in places if i2 == i}
+    sym_of = {(i, a): n for n, places, _ in tr.symbols for i, a in places}
     inputs = []
     for i, (name, aval) in enumerate(zip(names_in, tr.input_avals)):
         dims = [sym_of.get((i, a), d) for a, d in enumerate(aval.shape)]
