@@ -368,12 +368,13 @@ def _clamp(input, min=None, max=None):
         rest = jnp.where(input != input, input, min)   # a NaN input stays NaN
         return jnp.where(to_max, max, jnp.where(to_min, min, jnp.where(
             keep, input, jax.lax.stop_gradient(rest)))).astype(input.dtype)
-    out = input
+    # one bound: the gradient goes to the input where it is on the kept side of the bound
+    # (``x >= min``, ``x <= max``), so a NaN input gets none, as in PyTorch
     if min is not None:
-        out = jnp.where(out < min, min, out).astype(input.dtype)
-    if max is not None:
-        out = jnp.where(out > max, max, out).astype(input.dtype)
-    return out
+        kept = jnp.where(input >= min, input, jax.lax.stop_gradient(input))
+        return jnp.where(input < min, min, kept).astype(input.dtype)
+    kept = jnp.where(input <= max, input, jax.lax.stop_gradient(input))
+    return jnp.where(input > max, max, kept).astype(input.dtype)
 
 
 def _dim_bound(v) -> bool:

@@ -74,7 +74,9 @@ def _elu(input, alpha=1.0, scale=1.0, input_scale=1.0):
 def _elu_jvp(alpha, scale, input_scale, primals, tangents):
     (x,), (t,) = primals, tangents
     neg = jnp.exp(jnp.where(x < 0, x, _zero(x)) * _c(input_scale, x))
-    d = jnp.where(x > 0, _c(scale, x), _c(alpha * scale * input_scale, x) * neg)
+    # ``x <= 0`` picks the negative side, so NaN takes the positive side's slope as
+    # PyTorch's elu_backward does
+    d = jnp.where(x <= 0, _c(alpha * scale * input_scale, x) * neg, _c(scale, x))
     return _elu(x, alpha, scale, input_scale), t * d
 
 
@@ -132,8 +134,11 @@ _act("mish", _mish, "input", "mish_cpu", "MishBackward0", lambda: _act_samples()
 
 def _hardtanh(input, min_val=-1.0, max_val=1.0):
     lo, hi = _c(min_val, input), _c(max_val, input)
-    # the gradient is zero at the bounds themselves, as in PyTorch
-    return jnp.where(input <= lo, lo, jnp.where(input >= hi, hi, input))
+    # PyTorch's value is its clamp: an input equal to a bound is kept, so ``relu6(-0.0)``
+    # is -0.0 and NaN stays NaN; the gradient is zero at the bounds themselves
+    # (hardtanh_backward's ``x <= min || x >= max``)
+    kept = jnp.where(input < lo, lo, jnp.where(input > hi, hi, input))
+    return jnp.where((input <= lo) | (input >= hi), jax.lax.stop_gradient(kept), input)
 
 
 _act("hardtanh", _hardtanh, "input, min_val=-1.0, max_val=1.0", "hardtanh_cpu",
@@ -141,18 +146,38 @@ _act("hardtanh", _hardtanh, "input, min_val=-1.0, max_val=1.0", "hardtanh_cpu",
      [S(arr(4, dtype="int64"), 0, 6, grad=False)], float_only=False)
 
 
+def _relu6_of_shift(input):
+    # ``min(max(x + 3, 0), 6)``, PyTorch's form in hardsigmoid and hardswish (so the
+    # roundings match theirs); NaN stays NaN
+    up = input + _c(3, input)
+    return jnp.where(up < 0, _zero(input), jnp.where(up > 6, _c(6, input), up))
+
+
 def _hardsigmoid(input):
-    return jnp.where(input <= -3, _zero(input),
-                     jnp.where(input >= 3, jnp.ones((), input.dtype), input / 6 + _c(0.5, input)))
+    out = _relu6_of_shift(input) / _c(6, input)
+    # hardsigmoid_backward's slope is 1/6 strictly inside (-3, 3), 0 elsewhere and at NaN
+    inside = (input > -3) & (input < 3)
+    return jnp.where(inside, out, jax.lax.stop_gradient(out))
 
 
 _act("hardsigmoid", _hardsigmoid, "input", "hardsigmoid_cpu", "HardsigmoidBackward0",
      lambda: _act_samples())
 
 
+@jax.custom_jvp
 def _hardswish(input):
-    return jnp.where(input <= -3, _zero(input),
-                     jnp.where(input < 3, input * (input + 3) / 6, input))
+    # ``x * relu6(x + 3) / 6``: -0.0 below -3 and NaN at -inf, as PyTorch gives them
+    return input * _relu6_of_shift(input) / _c(6, input)
+
+
+@_hardswish.defjvp
+def _hardswish_jvp(primals, tangents):
+    # hardswish_backward: 0 up to -3, ``x / 3 + 1/2`` strictly inside (-3, 3), 1 from 3
+    # on and at NaN and inf, where differentiating the product would give NaN
+    (x,), (t,) = primals, tangents
+    mid = x / _c(3, x) + _c(0.5, x)
+    d = jnp.where(x <= -3, _zero(x), jnp.where(x < 3, mid, jnp.ones((), x.dtype)))
+    return _hardswish(x), t * d
 
 
 _act("hardswish", _hardswish, "input", "hardswish_cpu", "HardswishBackward0",
@@ -173,7 +198,8 @@ def _softplus_jvp(beta, threshold, primals, tangents):
     (x,), (t,) = primals, tangents
     z = x * _c(beta, x)
     thr = _c(threshold, x)
-    d = jnp.where(z > thr, jnp.ones((), x.dtype), jax.nn.sigmoid(jnp.where(z < thr, z, thr)))
+    # a NaN input gets a NaN slope, as PyTorch's ``z / (z + 1)`` gives it
+    d = jnp.where(z > thr, jnp.ones((), x.dtype), jax.nn.sigmoid(jnp.where(z >= thr, thr, z)))
     return _softplus(x, beta, threshold), t * d
 
 
