@@ -12,6 +12,7 @@ import pytest
 import torchlike as tl
 from torchlike._core.tensor import Tensor
 from torchlike._ops import dispatch as D
+from torchlike._ops import scalars as SC
 from torchlike._ops.spec import OPS
 
 from ._parity import HAVE_TORCH, assert_same, torch
@@ -120,21 +121,21 @@ def test_device_scalars_keep_sign_dtype_and_weak_type():
         ref = [t * 0.0, t * -0.0, t * 2.5, ti * 2, ti + True, ti * 2.5, t + (1 + 2j),
                ti // 2]
         assert_same(outs[-1], ref)
-    for table in D._SCALARS.values():
+    for table in SC.SCALARS.values():
         for a in table.values():
             assert not isinstance(a, jax.core.Tracer)
 
 
 def test_scalar_table_is_bounded(monkeypatch):
-    monkeypatch.setattr(D, "_SCALAR_CACHE_MAX", 4)
+    monkeypatch.setattr(SC, "SCALAR_CACHE_MAX", 4)
     x = tl.tensor(np.array([1.0], np.float32))
     for k in range(12):   # more numbers than the table holds, each used twice
         for _ in range(2):
             assert float(x * (k + 0.125)) == k + 0.125
-    assert 0 < len(D._SCALARS[float]) <= 4 and len(D._SCALARS_SEEN[float]) <= 4
+    assert 0 < len(SC.SCALARS[float]) <= 4 and len(SC.SCALARS_SEEN[float]) <= 4
     for _ in range(3):   # few enough to be kept
         assert float(x * 0.375) == 0.375 and float(x * 0.625) == 0.625
-    assert 0.375 in D._SCALARS[float] and 0.625 in D._SCALARS[float]
+    assert 0.375 in SC.SCALARS[float] and 0.625 in SC.SCALARS[float]
 
 
 def test_numbers_beyond_int64_raise_as_before():
@@ -154,7 +155,7 @@ def test_traced_calls_cache_no_tracer():
     ref = np.asarray(f(x._value))
     for _ in range(3):
         np.testing.assert_array_equal(np.asarray(jax.jit(f)(x._value)), ref)
-    for table in D._SCALARS.values():
+    for table in SC.SCALARS.values():
         for a in table.values():
             assert not isinstance(a, jax.core.Tracer)
 

@@ -95,7 +95,8 @@ from .._core.autocast_state import _state as _autocast_state
 from .._core.grad_mode import _state as _grad_state
 from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
-from .._ops.dispatch import _SCALARS, _device_scalar, _tensor_of
+from .._ops.dispatch import _tensor_of
+from .._ops.scalars import SCALARS, device_scalar
 from ..autograd.graph import Node, _backward_error, edge_of
 from ..distributed import _c10d
 from . import _tracing
@@ -134,8 +135,8 @@ def _hyper_input(h):
     scalar of its value (the same aval, weak type included), from its second use on."""
     t = type(h)
     if t is float or t is int:
-        a = _SCALARS[t].get(h)
-        return a if a is not None else _device_scalar(h, t)
+        a = SCALARS[t].get(h)
+        return a if a is not None else device_scalar(h, t)
     return h
 
 
@@ -269,7 +270,8 @@ class CompiledFunction:
                     xla._precision[0], xla._conv_tf32[0],
                     _autocast_state.token)   # the casts are traced (Note [Autocast])
         # the hyper-parameters as cached device scalars: a constant learning rate is not
-        # transferred again on every call (Note [Python numbers as device scalars])
+        # transferred again on every call (Note [Python numbers as device scalars] in
+        # _ops/scalars.py)
         full = [s.array for s in base] + [_hyper_input(h) for h in hyper] + gen_vals
         grad_storages = []
         entry = self._agnostic.get(base_key)

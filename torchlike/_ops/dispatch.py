@@ -29,21 +29,7 @@ promotion, views, version counters or autograd.
 # only a Python number takes, so traced values (``torchlike.compile``) run through the
 # fast path unchanged. An op's ``adjust_dtype(target, vals)`` may read only static
 # values: they are part of the key its cast is cached under.
-#
-# Note [Python numbers as device scalars]
-# A Python number passed to a jitted function is converted to a device buffer on every
-# call, which costs about a third of a small op's dispatch (``alpha=1`` of every
-# ``add``, the ``0.5`` of ``x * 0.5``). ``jax.device_put`` of the same number gives an
-# array with the same aval (dtype and weak type), so the executable and the result
-# are the same; the fast path keeps such arrays per (type, value), made on a value's
-# second use so that a loop over many numbers does not pay a transfer per number.
-# Zero and NaN floats are never cached (``-0.0 == 0.0`` would share an entry; a NaN
-# never hits), and the table is cleared when it grows past ``_SCALAR_CACHE_MAX``. The
-# arrays are made concretely even while a caller traces, so no tracer is ever cached.
-# They live on JAX's default device, uncommitted, as a Python number passed to ``jax.jit``
-# would: on a GPU machine the cache serves CUDA tensors, and an op of a CPU tensor
-# there copies the scalar back to the host (correct, but a transfer per op; keying the
-# cache by the tensor's device would cost every op a device lookup).
+
 """
 
 from __future__ import annotations
@@ -65,6 +51,7 @@ from .._core.grad_mode import inference_used as _inference_used
 from .._core.storage import InferenceStorage as _InferenceStorage
 from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
+from .scalars import SCALARS, device_scalar
 from .spec import OPS, OpSpec
 from .torch_function import _overloaded_args, _tf_disabled, _tf_state, handle_torch_function
 
@@ -722,12 +709,6 @@ def _tensor_of(arr) -> Tensor:
     return t
 
 
-# Python numbers as device scalars (Note [Python numbers as device scalars])
-_SCALAR_CACHE_MAX = 1024
-_SCALARS: dict = {int: {}, float: {}, bool: {}, complex: {}}
-_SCALARS_SEEN: dict = {int: set(), float: set(), bool: set(), complex: set()}
-
-
 @contextlib.contextmanager
 def separate_executables():
     """Inside, every op compiles executables of its own, which are dropped on the way
@@ -753,37 +734,6 @@ def separate_executables():
             plan.entries.update(entries)
             plan.exes.clear()
             plan.exes.update(exes)
-
-
-def clear_scalar_cache() -> None:
-    """Forget the cached device scalars and the numbers seen once, so that a trace made
-    after this one treats every number as the first trace did (``torchlike.onnx``
-    compares traces at several sizes)."""
-    for table in (*_SCALARS.values(), *_SCALARS_SEEN.values()):
-        table.clear()
-
-
-def _device_scalar(v, tv):
-    """``v`` as a cached device scalar from its second use on; else ``v`` itself."""
-    if (tv is float or tv is complex) and (v != v or not v):
-        return v
-    seen = _SCALARS_SEEN[tv]
-    if v not in seen:
-        if len(seen) >= _SCALAR_CACHE_MAX:
-            seen.clear()
-        seen.add(v)
-        return v
-    arrays = _SCALARS[tv]
-    if len(arrays) >= _SCALAR_CACHE_MAX:
-        arrays.clear()
-    try:
-        # a concrete array even while a caller traces (torchlike.compile, jax.jit)
-        with jax.ensure_compile_time_eval():
-            a = jax.device_put(v)
-    except OverflowError:   # beyond int64: jit raises its own error for it
-        return v
-    arrays[v] = a
-    return a
 
 
 _NT_CACHE: dict = {}
@@ -832,7 +782,7 @@ _ = (builtins, _np_inexact)
 
 # what the generated dispatch functions refer to (Note [Generated dispatch functions])
 _FAST_GLOBALS = dict(
-    Tensor=Tensor, _SCALARS=_SCALARS, _device_scalar=_device_scalar,
+    Tensor=Tensor, _SCALARS=SCALARS, _device_scalar=device_scalar,
     _tf_disabled=_tf_disabled, _tf_state=_tf_state, _dispatch_general=_dispatch_general,
     _default=_dt._default, _PLAIN_STATIC=_PLAIN_STATIC,
     _freeze=_freeze, _grad_state=_grad_state, _record=_record, _tensor_of=_tensor_of,

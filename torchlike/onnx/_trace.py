@@ -22,7 +22,7 @@ import jax.extend.core as jex
 import numpy as np
 
 from .._core.tensor import Tensor
-from .._ops.dispatch import clear_scalar_cache
+from .._ops.scalars import clear_scalar_cache
 from ._emit import Sym, _where
 from ._errors import OnnxExporterError
 
