@@ -97,9 +97,9 @@ from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of
 from .._ops.scalars import SCALARS, device_scalar
-from ..autograd.graph import Node, _backward_error, edge_of
 from ..distributed import _c10d
 from . import _tracing
+from ._forward import attach_backward, make_backward
 from ._steady import MISS, run_deferred, steady_call, steady_eligible
 from .spmd import check_collective_order, spmd_runner
 from .state import Found, Roots, find_state, fresh_floats, read_slot
@@ -328,7 +328,7 @@ class CompiledFunction:
                     st = entry.steady = (found, steady_call(self, entry, found, args, arg_pos,
                                                             hyper, gen_vals))
                 self._steady, self._steady_roots = st[1], self._roots.roots
-        made = _attach(entry, full, outs) if entry.diff_out else None
+        made = attach_backward(entry, full, outs) if entry.diff_out else None
         return self._outputs(entry, outs, made)
 
     def _state(self, others) -> Found:
@@ -516,7 +516,7 @@ class CompiledFunction:
                           and not any(i >= n_b + n_h + n_g for i in entry.used)
                           and not any(i >= n_b for i in entry.changed))
 
-        # Note [Differentiable compiled forward]
+        # Note [Differentiable compiled forward] in _forward.py
         entry.diff_in = []
         backward_ran = any(pl[0] != "keep" for pl in entry.grad_plan)
         if entry.diff_out and not backward_ran and _grad_state.enabled:
@@ -576,7 +576,7 @@ class CompiledFunction:
             entry.run = once
         else:
             entry.run = functools.partial(jitted, prog, consts)
-        entry.bwd = (_make_backward(fun, avals, entry, convolutions) if entry.diff_out
+        entry.bwd = (make_backward(fun, avals, entry, convolutions) if entry.diff_out
                      else None)
         # the write-back's plan (Note [Cost of a call]): the changed storages whose owner's
         # version counter moves, and the gradients by kind ("keep" and "inplace" need
@@ -738,69 +738,6 @@ def _execute(prog: _Program, consts, *used_args):
     for i, a in zip(prog.used, used_args):
         full[i] = a
     return jax.core.eval_jaxpr(prog.jaxpr, consts, *full)
-
-
-# ---------------------------------------------------------------------------
-# Note [Differentiable compiled forward]
-# ``compiled_model(x)`` with grad enabled returns outputs that require grad, and a later
-# eager ``loss.backward()`` must reach the parameters, as with ``torch.compile``. The
-# outputs share one node, ``CompiledFunctionBackward``, whose edges are the parameters
-# (and tensor arguments) that require grad; its backward is ``jax.vjp`` of the same
-# program with respect to those inputs, evaluated at the inputs of the call (saved, so
-# such an entry donates nothing), compiled once per entry.
-def _make_backward(fun, avals, entry, convolutions: bool):
-    d_idx = [i for _, i in entry.diff_in]
-    o_idx = list(entry.diff_out)
-
-    def bwd(full, cts):
-        def f(*d):
-            args = list(full)
-            for i, a in zip(d_idx, d):
-                args[i] = a
-            res = fun(*args)
-            return [res[j] for j in o_idx]
-        _, vjp = jax.vjp(f, *[full[i] for i in d_idx])
-        return vjp(cts)
-
-    return xla.jit(bwd, convolutions=convolutions)
-
-
-def _attach(entry: _Entry, full, outs) -> dict:
-    node = _CompiledBackward("CompiledFunctionBackward",
-                             tuple(edge_of(t) for t, _ in entry.diff_in))
-    node._entry = entry
-    node._full = list(full)
-    node._shapes = [(outs[j].shape, outs[j].dtype) for j in entry.diff_out]
-    made = {}
-    for nr, j in enumerate(entry.diff_out):
-        t = Tensor._wrap(outs[j])
-        t._requires_grad = True
-        t.grad_fn = node
-        t._output_nr = nr
-        made[j] = t
-    return made
-
-
-class _CompiledBackward(Node):
-    __slots__ = ("_entry", "_full", "_shapes")
-
-    def _num_outputs(self) -> int:
-        return len(self._shapes)
-
-    def apply(self, grads, create_graph):
-        if self._full is None:
-            raise _backward_error(self._name)
-        if create_graph:
-            raise NotImplementedError("torchlike.compile: create_graph=True through a "
-                                      "compiled forward is not supported; differentiate the "
-                                      "uncompiled module for higher-order gradients")
-        cts = [jnp.zeros(s, d) if g is None else g._value.astype(d)
-               for g, (s, d) in zip(grads, self._shapes)]
-        res = self._entry.bwd(self._full, cts)
-        return [Tensor._wrap(r) for r in res]
-
-    def _release(self) -> None:
-        self._full = None
 
 
 def compile(model: Callable | None = None, *, fullgraph: bool = False,
