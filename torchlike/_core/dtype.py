@@ -249,4 +249,17 @@ def jnp_dtype(d: dtype):
     return d.np
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def cpp_name(d: dtype) -> str:
+    """The C++ name of ``d``'s scalar type that many PyTorch messages print (caffe2's
+    ``TypeMeta``: ``float``, ``long int``, ``c10::Half``)."""
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 _ = jnp  # JAX must be importable for bfloat16 arrays

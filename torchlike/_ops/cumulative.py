@@ -61,12 +61,6 @@ for _k in ("sum", "prod"):
         doc=f"Mirrors ``torch.cum{_k}``: integer and bool inputs give int64 unless ``dtype``.",
         samples=_cum_samples))
 
-_TYPEMETA = {"float32": "float", "float64": "double", "float16": "c10::Half",
-             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool", "complex64": "c10::complex<float>",
-             "complex128": "c10::complex<double>"}
-
 
 def _cum_inplace(kind: str):
     def method(self: Tensor, dim: int, *, dtype=None) -> Tensor:
@@ -75,8 +69,8 @@ def _cum_inplace(kind: str):
         from .spec import OPS
         if dtype is not None and dtype is not self.dtype:
             raise RuntimeError(f"Bad in-place call: input tensor dtype "
-                               f"{_TYPEMETA[self.dtype.name]} and output tensor dtype "
-                               f"{_TYPEMETA[dtype.name]} should match")
+                               f"{_dt.cpp_name(self.dtype)} and output tensor dtype "
+                               f"{_dt.cpp_name(dtype)} should match")
         if self.dtype is _dt.bool:
             raise NotImplementedError(f'"cum{kind}_out_cpu" not implemented for \'Bool\'')
         check_inplace_target(self)

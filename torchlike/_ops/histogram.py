@@ -54,18 +54,9 @@ __all__ = ["histogramdd"]
 
 _NOT_IMPLEMENTED = "torch::autograd::NotImplemented"
 
-# caffe2's names of the dtypes, which PyTorch's histogram messages print
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+_cpp = _dt.cpp_name   # the dtype names PyTorch's histogram messages print
 _KERNEL_DTYPES = ("float32", "float64", "float16", "bfloat16")
 _LOW_PRECISION = (jnp.float16, jnp.bfloat16)
-
-
-def _cpp(d) -> str:
-    return _CPP_NAMES[d.name]
 
 
 def _g(v: float) -> str:

@@ -55,15 +55,7 @@ def dtype_title(d) -> str:
     return dtype_short_name(d)
 
 
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def cpp_name(d) -> str:
-    """The C++ scalar type name some PyTorch messages print (``float``, ``long int``)."""
-    return _CPP[d.name]
+cpp_name = _dt.cpp_name
 
 
 def _is_float(t) -> bool:

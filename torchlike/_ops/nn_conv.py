@@ -15,6 +15,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ._common import shape_str
 from .nn_common import _nt, _title
@@ -23,12 +24,6 @@ from .samples import S, arr, with_atol
 from .spec import OpSpec, register
 
 __all__: list = []
-
-
-def _ctype(d) -> str:
-    """c10's lower-case scalar type name: ``float``, ``double``, ``long``..."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int"}.get(d.name, d.name)
 
 
 # ---------------------------------------------------------------------------
@@ -102,8 +97,8 @@ def _conv_check(nd: int, transposed: bool):
             raise RuntimeError(f"Input type (torch.{_title(input.dtype)}Tensor) and weight type "
                                f"(torch.{_title(weight.dtype)}Tensor) should be the same")
         if bias is not None and isinstance(bias, Tensor) and bias.dtype != input.dtype:
-            raise RuntimeError(f"Input type ({_ctype(input.dtype)}) and bias type "
-                               f"({_ctype(bias.dtype)}) should be the same")
+            raise RuntimeError(f"Input type ({_dt.cpp_name(input.dtype)}) and bias type "
+                               f"({_dt.cpp_name(bias.dtype)}) should be the same")
         if isinstance(padding, str):
             if transposed:
                 raise TypeError(f"{opname}(): argument 'padding' must be tuple of ints, not str")

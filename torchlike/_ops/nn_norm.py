@@ -426,9 +426,7 @@ def _linear_check(input, weight, bias=None):
                                f"Tensor sizes: {shape_str(bias._shape)}")
 
 
-def _cpp(d) -> str:
-    from .linalg import cpp_name
-    return cpp_name(d)
+_cpp = _dt.cpp_name
 
 
 register(OpSpec(

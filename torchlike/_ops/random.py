@@ -430,9 +430,7 @@ def _cauchy_(self, median: float = 0.0, sigma: float = 1.0, *,
     return _write(self, median + sigma * jnp.tan(math.pi * (u - 0.5)))
 
 
-def _cpp(d) -> str:
-    from .linalg import cpp_name
-    return cpp_name(d)
+_cpp = _dt.cpp_name
 
 
 def _log_normal_(self, mean: float = 1.0, std: float = 2.0, *,

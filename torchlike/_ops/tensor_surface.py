@@ -39,7 +39,6 @@ from .._core.storage import INFERENCE_INPLACE_ERROR, Storage, contiguous_strides
 from .._core.tensor import _LEGACY_NAMES, Tensor, _TypedStorage
 from .creation import checked_scalar
 from .dispatch import call_op
-from .nn_conv import _ctype
 from .strided import _int_arg, _int_tuple, _replace_array, _storage_nbytes, _tensor_arg
 from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
@@ -386,7 +385,7 @@ def new(self, *args, device=None) -> Tensor:
 
 
 def _options(t: Tensor) -> str:
-    return (f"TensorOptions(dtype={_ctype(t.dtype)}, device={t.device}, layout=Strided, "
+    return (f"TensorOptions(dtype={_dt.cpp_name(t.dtype)}, device={t.device}, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), "
             "memory_format=(nullopt))")
 
@@ -467,14 +466,14 @@ def _set_args(self: Tensor, args: tuple, kwargs: dict):
     if isinstance(src, _TypedStorage):
         st = src._s
         if src._typed and st.dtype is not self.dtype:
-            raise RuntimeError(f"Expected a Storage of type {_ctype(self.dtype)} or an "
+            raise RuntimeError(f"Expected a Storage of type {_dt.cpp_name(self.dtype)} or an "
                                f"UntypedStorage, but got type {_dt_title(st.dtype)} for "
                                "argument 1 'storage'")
         default = (0, (st.flat_size,), (1,))
     else:
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_ctype(src.dtype)} to a "
-                               f"tensor of type {_ctype(self.dtype)}")
+            raise RuntimeError(f"Could not set tensor of type {_dt.cpp_name(src.dtype)} to a "
+                               f"tensor of type {_dt.cpp_name(self.dtype)}")
         st = src._storage
         default = (src._offset, src._shape, src.stride())
     if st.dtype is not self.dtype:

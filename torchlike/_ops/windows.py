@@ -27,17 +27,10 @@ __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window"
 
 _MISSING = object()
 
-# the C++ names PyTorch prints for a dtype inside ``TensorOptions(...)``
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
 
 def _options(dt: _dt.dtype, explicit: bool, device, layout: str = "Strided (default)") -> str:
     dev = "cpu" if device is None else str(device)
-    return (f"TensorOptions(dtype={_CPP_NAMES[dt.name]}{'' if explicit else ' (default)'}, "
+    return (f"TensorOptions(dtype={_dt.cpp_name(dt)}{'' if explicit else ' (default)'}, "
             f"device={dev}, layout={layout}, requires_grad=false (default), "
             f"pinned_memory=false, memory_format=(nullopt))")
 
