@@ -284,6 +284,9 @@ register(OpSpec(
 
 
 def _float_power(input, exponent):
+    # pow's derivative formulas (Note [Gradients at special points] in elementwise.py)
+    if _real_floats(input, exponent):
+        return _pow_real(input, exponent)
     return jnp.power(input, exponent)
 
 
@@ -520,14 +523,38 @@ binary("heaviside", lambda a, b: jnp.where(a == 0, b, (a > 0).astype(a.dtype)),
            S(np.array([-1.5, 0, 2.0], np.float32), np.array([1, 2, 3]), grad=False)])
 
 
-def _lerp(input, end, weight):
-    return input + weight * (end - input)
+def lerp_kernel(input, end, weight):
+    """PyTorch's lerp formula, exact at both ends: ``input + weight * (end - input)``
+    while ``|weight| < 0.5``, else ``end - (end - input) * (1 - weight)`` (also what its
+    optimizers' ``lerp_`` and ``quantile``'s interpolation compute)."""
+    return jnp.where(jnp.abs(weight) < 0.5, input + weight * (end - input),
+                     end - (end - input) * (1 - weight))
+
+
+def _lerp_check(input, end, weight):
+    # PyTorch's lerp does not promote: ``end`` and a weight tensor with dimensions must
+    # have the input's dtype, which must be floating or complex
+    for name, v in (("end", end), ("weight", weight)):
+        if isinstance(v, Tensor) and v.dtype is not input.dtype and (name == "end" or v._shape):
+            raise RuntimeError(f"expected dtype {_dt.cpp_name(input.dtype)} for `{name}` but "
+                               f"got dtype {_dt.cpp_name(v.dtype)}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _not_impl(f"lerp_kernel_{kind}", input.dtype)
+    check_broadcast(input, end, weight)
 
 
 register(OpSpec(
-    "lerp", _lerp, "input, end, weight", tensor_args=("input", "end", "weight"),
-    inplace=True, check=lambda a, b, w: check_broadcast(a, b, w),
-    samples=lambda: [S(arr(3, 4), arr(3, 4), 0.3), S(arr(3, 4), arr(3, 4), arr(3, 4))]))
+    "lerp", lerp_kernel, "input, end, weight", tensor_args=("input", "end", "weight"),
+    inplace=True, check=_lerp_check,
+    samples=lambda: [S(arr(3, 4), arr(3, 4), 0.3), S(arr(3, 4), arr(3, 4), arr(3, 4)),
+                     S(arr(3, 4), arr(4), arr(3, 1)),
+                     S(arr(2, 3, dtype="float64"), arr(2, 3, dtype="float64"), 2),
+                     S(arr(3), arr(3), np.array(0.25, np.float64)),
+                     S(arr(3, dtype="int64"), arr(3, dtype="int64"), 0.5, grad=False),
+                     S(arr(3), arr(3, dtype="int64"), 0.5, grad=False),
+                     S(arr(3), arr(3), arr(3, dtype="float64"), grad=False),
+                     S(arr(3, dtype="int64"), arr(3, dtype="int64"), arr(3), grad=False)]))
 
 
 def _addcmul(input, tensor1, tensor2, value=1):

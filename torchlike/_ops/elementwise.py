@@ -365,16 +365,19 @@ def _clamp(input, min=None, max=None):
         to_max = (input > max) | (max < min)
         to_min = (input < min) & (min < max)
         keep = (input >= min) & (input <= max)
-        rest = jnp.where(input != input, input, min)   # a NaN input stays NaN
+        # the rest: a NaN input stays NaN, a NaN bound gives NaN, and an input below
+        # min == max gives the bound
+        rest = jnp.where(input != input, input, jnp.where(min != min, min, max))
         return jnp.where(to_max, max, jnp.where(to_min, min, jnp.where(
             keep, input, jax.lax.stop_gradient(rest)))).astype(input.dtype)
     # one bound: the gradient goes to the input where it is on the kept side of the bound
-    # (``x >= min``, ``x <= max``), so a NaN input gets none, as in PyTorch
-    if min is not None:
-        kept = jnp.where(input >= min, input, jax.lax.stop_gradient(input))
-        return jnp.where(input < min, min, kept).astype(input.dtype)
-    kept = jnp.where(input <= max, input, jax.lax.stop_gradient(input))
-    return jnp.where(input > max, max, kept).astype(input.dtype)
+    # (``x >= min``, ``x <= max``), so a NaN input gets none, as in PyTorch; a NaN bound
+    # gives NaN
+    bound = min if min is not None else max
+    inside = (input >= bound) if min is not None else (input <= bound)
+    beyond = (input < bound) if min is not None else (input > bound)
+    rest = jax.lax.stop_gradient(jnp.where(bound != bound, bound, input))
+    return jnp.where(beyond, bound, jnp.where(inside, input, rest)).astype(input.dtype)
 
 
 def _dim_bound(v) -> bool:

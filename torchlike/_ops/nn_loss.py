@@ -241,8 +241,11 @@ def _smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     d = input - target
     z = _abs(d)
     b = _c(beta, z)
-    # d * d (== z * z bit for bit) keeps the second derivative 1 / beta at d == 0
-    return _reduce(jnp.where(z < b, 0.5 * d * d / b, z - 0.5 * b), reduction)
+    # d * d (== z * z bit for bit) keeps the second derivative 1 / beta at d == 0; the
+    # square sees 0 on the linear side, so an infinite difference gets that side's
+    # gradient +-1 (PyTorch's) instead of 0 * inf, while a NaN one still gets NaN
+    q = jnp.where(z >= b, _zero(d), d)
+    return _reduce(jnp.where(z < b, 0.5 * q * q / b, z - 0.5 * b), reduction)
 
 
 def _sl1_check(input, target, reduction="mean", beta=1.0):
@@ -266,7 +269,8 @@ def _huber_loss(input, target, reduction="mean", delta=1.0):
     diff = input - target
     z = _abs(diff)
     d = _c(delta, z)
-    return _reduce(jnp.where(z < d, 0.5 * diff * diff, d * (z - 0.5 * d)), reduction)
+    q = jnp.where(z >= d, _zero(diff), diff)   # as in _smooth_l1_loss
+    return _reduce(jnp.where(z < d, 0.5 * q * q, d * (z - 0.5 * d)), reduction)
 
 
 def _huber_check(input, target, reduction="mean", delta=1.0):

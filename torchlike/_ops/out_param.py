@@ -140,7 +140,8 @@ _RULE_OF = {
     else "same",
     "clamp_min": lambda v: "cast" if isinstance(v["min"], Tensor) else "same",
     "clamp_max": lambda v: "cast" if isinstance(v["max"], Tensor) else "same",
-    "lerp": lambda v: "same" if isinstance(v["weight"], Tensor) else "cast",
+    # a 0-d weight tensor is a number to PyTorch's lerp
+    "lerp": lambda v: "same" if isinstance(v["weight"], Tensor) and v["weight"].dim() else "cast",
     "diff": lambda v: "exact" if v["n"] == 0 else "cast",   # n=0 copies the input
     # products that PyTorch computes by a copy or a multiplication in degenerate cases
     "chain_matmul": lambda v: "cast" if len(v["matrices"]) == 1 else "exact",

@@ -13,6 +13,7 @@ from jax import lax
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
+from .arithmetic import lerp_kernel as _lerp
 from .reduction_common import (_MISSING, _argsort_last, _as_1d_row, _axes, _check_dims,
                                _check_nonempty_dim, _even_reduce, _from_row, _gather_dim,
                                _grad_name, _int_dim, _is_int_like, _overloaded, _short,
@@ -224,10 +225,6 @@ register(OpSpec(
 # ---------------------------------------------------------------------------
 # quantile, nanquantile
 _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
-def _lerp(a, b, w):
-    return jnp.where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 def _quantile_fn(ignore_nan):

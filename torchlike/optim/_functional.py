@@ -35,6 +35,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from .._ops.arithmetic import lerp_kernel
+
 __all__ = ["sgd_update", "adam_update", "adamax_update", "nadam_update", "radam_update",
            "rmsprop_update", "adagrad_update", "adadelta_update", "asgd_update",
            "rprop_update"]
@@ -52,9 +54,8 @@ def _step64(step):
 
 
 def _lerp(a, b, w):
-    """``torch.lerp(a, b, w)`` with a scalar weight: PyTorch's two-branch formula."""
-    w = _s(w, a)
-    return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+    """``torch.lerp(a, b, w)`` with a scalar weight."""
+    return lerp_kernel(a, b, _s(w, a))
 
 
 def _maybe_neg(grads, maximize):
