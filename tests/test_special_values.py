@@ -55,6 +55,14 @@ CASES = {
     "float_power_at_zero": (lambda L, a, b: L.float_power(a, b), [0.0, 0.0, 2.0, NAN],
                             [0.0, 2.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0], [0, 0, 0, 0],
                             [0, 0, np.log(2.0), NAN]),
+    # the gradient of a 1-norm is sgn(x), +-1 at +-inf and 0 at NaN; an inf-norm's is
+    # shared between the entries at the maximum
+    "norm1_at_infinities": (lambda L, a, b: L.linalg.vector_norm(a * b, 1),
+                            [INF, 1.0, -INF, 0.0, NAN], [1.0] * 5, NAN, [1, 1, -1, 0, 0],
+                            [INF, 1, INF, 0, NAN]),
+    "norminf_at_infinities": (lambda L, a, b: L.linalg.vector_norm(a * b, INF),
+                              [INF, 1.0, -INF, 0.0], [1.0] * 4, INF, [0.5, 0, -0.5, 0],
+                              [INF, 0, INF, 0]),
 }
 
 

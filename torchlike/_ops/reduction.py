@@ -425,8 +425,11 @@ def _norm_backward(p, axes, keepdim, res, g):
         norm = jnp.expand_dims(norm, axes_)
         g = jnp.expand_dims(g, axes_)
     a = jnp.abs(x)
-    sgn = jnp.where(a == 0, jnp.zeros_like(x), x / jnp.where(a == 0, 1, a).astype(x.dtype))
     zero = jnp.zeros_like(x)
+    if jnp.iscomplexobj(x):
+        sgn = jnp.where(a == 0, zero, x / jnp.where(a == 0, 1, a).astype(x.dtype))
+    else:   # PyTorch's sgn: +-1 also at +-inf, and 0 at NaN
+        sgn = (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
     if p == 0:
         return (zero,)
     if p == 1:
