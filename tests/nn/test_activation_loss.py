@@ -879,3 +879,27 @@ def test_nan_and_signed_zero_edges(name):
         py.sum().backward()
         _assert_same_edges(y.detach().numpy(), py.detach().numpy())
         _assert_same_edges(x.grad.numpy(), px.grad.numpy())
+
+
+@pytest.mark.parametrize("case", ["soft_margin_target", "bce_weight", "bce_logits_pos_weight"])
+def test_arguments_without_a_derivative_refuse_requires_grad(case):
+    # PyTorch's derivative formulas mark these arguments non-differentiable: with grad
+    # mode on, a tensor that requires grad there is refused; under no_grad it is used
+    def call(lib, F_):
+        x = lib.tensor([[0.5, -0.2, 0.3]], requires_grad=True)
+        w = lib.tensor([[1.0, 0.5, 2.0]], requires_grad=True)
+        p = lib.tensor([[0.5, 0.2, 0.3]])
+        if case == "soft_margin_target":
+            return F_.soft_margin_loss(x, w)
+        if case == "bce_weight":
+            return F_.binary_cross_entropy(p.requires_grad_(), p, weight=w)
+        return F_.binary_cross_entropy_with_logits(x, p, pos_weight=w)
+    raises_like(lambda: call(tl, TF), lambda: call(torch, F))
+    with pytest.raises(RuntimeError, match="is not differentiable with respect to argument"):
+        call(tl, TF)
+    with tl.no_grad():
+        got = call(tl, TF)
+    assert got.shape == () and np.isfinite(got.item())
+    if HAVE_TORCH:
+        with torch.no_grad():
+            assert_same(got, call(torch, F))

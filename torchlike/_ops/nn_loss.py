@@ -22,6 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.grad_mode import _state as _grad_state
+from .._core.tensor import Tensor
 from ._common import check_broadcast, shape_str
 from .elementwise import _abs, _logit
 from .nn_common import _c, _float_only, _float_promoted, _title, _zero, host, is_traced
@@ -324,6 +326,17 @@ def _bce_grad_jvp(primals, tangents):
     return _bce_grad(x, t), tx * gx + tt * gt
 
 
+def _refuse_grad(kernel: str, **args) -> None:
+    """PyTorch's error for a tensor that requires grad where its derivative formula
+    marks the argument non-differentiable (only while grad mode is on, as there)."""
+    if not _grad_state.enabled:
+        return
+    for name, v in args.items():
+        if isinstance(v, Tensor) and v.requires_grad:
+            raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
+
+
 def _bce(input, target, weight, reduction="mean"):
     loss = _bce_elem(input, target)
     if weight is not None:
@@ -333,6 +346,7 @@ def _bce(input, target, weight, reduction="mean"):
 
 def _bce_check(input, target, weight=None, reduction="mean"):
     _float_only("binary_cross_entropy", (0, 1))(input, target)
+    _refuse_grad("binary_cross_entropy", weight=weight)
     if not is_traced(input) and input.numel():
         v = host(input)
         if not bool(np.all((v >= 0) & (v <= 1))):
@@ -369,7 +383,9 @@ register(OpSpec(
     function=False, method=False, grad_name="BinaryCrossEntropyWithLogitsBackward0",
     check=lambda i, t, *a: (_float_only("binary_cross_entropy_with_logits", (0, 1))(i, t),
                             check_broadcast(*[v for v in (i, t) + tuple(a[:2])
-                                              if v is not None])),
+                                              if v is not None]),
+                            _refuse_grad("binary_cross_entropy_with_logits",
+                                         pos_weight=a[1] if len(a) > 1 else None)),
     doc="Kernel of ``torch.nn.functional.binary_cross_entropy_with_logits``.",
     samples=lambda: [S(arr(3, 4), arr(3, 4, low=0, high=1)),
                      S(arr(3, 4), arr(3, 4, low=0, high=1), arr(4, positive=True),
@@ -386,7 +402,8 @@ register(OpSpec(
     "soft_margin_loss", _soft_margin, "input, target, reduction='mean'",
     tensor_args=("input", "target"), promote="common", function=False, method=False,
     grad_name="SoftMarginLossBackward0",
-    check=lambda i, t, r="mean": check_broadcast(i, t),
+    check=lambda i, t, r="mean": (check_broadcast(i, t),
+                                  _refuse_grad("soft_margin_loss", target=t)),
     doc="Kernel of ``torch.nn.functional.soft_margin_loss``.",
     samples=lambda: _loss_samples()))
 

@@ -406,7 +406,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     """Mirrors ``torch.nn.functional.gaussian_nll_loss``: ``0.5 (log var + (x - y)^2 / var)``
     with ``var`` clamped to ``eps`` (the clamp passes gradients through, as PyTorch's
     in-place no-grad clamp does)."""
-    from ... import any as _any, log, ones_like, unsqueeze
+    from ... import any as _any, log, no_grad, ones_like, unsqueeze
     if isinstance(var, (int, float)) and not isinstance(var, bool):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -423,7 +423,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    var = var + (var.detach().clamp(min=eps) - var.detach())
+    var = var.clone()
+    with no_grad():   # PyTorch's in-place clamp: the gradient passes through it
+        var.clamp_(min=eps)
     loss = 0.5 * (log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
