@@ -881,7 +881,9 @@ def test_nan_and_signed_zero_edges(name):
         _assert_same_edges(x.grad.numpy(), px.grad.numpy())
 
 
-@pytest.mark.parametrize("case", ["soft_margin_target", "bce_weight", "bce_logits_pos_weight"])
+@pytest.mark.parametrize("case", ["soft_margin_target", "bce_weight", "bce_logits_pos_weight",
+                                  "nll_weight", "cross_entropy_weight", "multi_margin_weight",
+                                  "batch_norm_running_mean", "instance_norm_running_var"])
 def test_arguments_without_a_derivative_refuse_requires_grad(case):
     # PyTorch's derivative formulas mark these arguments non-differentiable: with grad
     # mode on, a tensor that requires grad there is refused; under no_grad it is used
@@ -893,7 +895,19 @@ def test_arguments_without_a_derivative_refuse_requires_grad(case):
             return F_.soft_margin_loss(x, w)
         if case == "bce_weight":
             return F_.binary_cross_entropy(p.requires_grad_(), p, weight=w)
-        return F_.binary_cross_entropy_with_logits(x, p, pos_weight=w)
+        if case == "bce_logits_pos_weight":
+            return F_.binary_cross_entropy_with_logits(x, p, pos_weight=w)
+        y, w1 = lib.tensor([2]), w[0]
+        if case == "nll_weight":
+            return F_.nll_loss(x.log_softmax(1), y, weight=w1)
+        if case == "cross_entropy_weight":
+            return F_.cross_entropy(x, y, weight=w1, label_smoothing=0.1)
+        if case == "multi_margin_weight":
+            return F_.multi_margin_loss(x, y, weight=w1)
+        x2 = lib.cat([x, 2 * x]).detach().requires_grad_()
+        if case == "batch_norm_running_mean":
+            return F_.batch_norm(x2, w1, lib.ones(3), training=True).sum()
+        return F_.instance_norm(x2[None], lib.zeros(2), w[0, :2], use_input_stats=True).sum()
     raises_like(lambda: call(tl, TF), lambda: call(torch, F))
     with pytest.raises(RuntimeError, match="is not differentiable with respect to argument"):
         call(tl, TF)

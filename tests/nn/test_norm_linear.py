@@ -619,8 +619,11 @@ def test_default_init_statistics(what):
             assert abs(a.std() - bound / math.sqrt(3)) < 0.1 * bound
         return
     if cls != "Embedding":     # uniform draws: the same bounds
-        assert abs(a.min() - b.min()) < 0.02 * b.std()
-        assert abs(a.max() - b.max()) < 0.02 * b.std()
+        # the extreme of n uniform draws falls short of the bound by about width / n (an
+        # exponential law): ten times that fails once in e**10 runs
+        slack = 10 * (b.max() - b.min()) / b.size
+        assert abs(a.min() - b.min()) < slack
+        assert abs(a.max() - b.max()) < slack
     assert abs(a.mean() - b.mean()) < 6 * b.std() / math.sqrt(b.size)
     assert abs(a.std() - b.std()) < 6 * b.std() / math.sqrt(2 * b.size)
     if cls == "Linear":

@@ -9,9 +9,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 
-__all__ = ["host", "is_traced"]
+__all__ = ["host", "is_traced", "refuse_grad"]
 
 
 def _nt(v, n: int) -> tuple:
@@ -71,3 +72,14 @@ def _zero(x):
 def _c(v, x):
     """A Python scalar as a 0-d array of ``x``'s dtype (keeps float32 math in float32)."""
     return jnp.asarray(v, x.dtype)
+
+
+def refuse_grad(kernel: str, **args) -> None:
+    """PyTorch's error for a tensor that requires grad where its derivative formula
+    marks the argument non-differentiable (only while grad mode is on, as there)."""
+    if not _grad_state.enabled:
+        return
+    for name, v in args.items():
+        if isinstance(v, Tensor) and v.requires_grad:
+            raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")

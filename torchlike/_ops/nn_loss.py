@@ -22,11 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.grad_mode import _state as _grad_state
-from .._core.tensor import Tensor
 from ._common import check_broadcast, shape_str
 from .elementwise import _abs, _logit
-from .nn_common import _c, _float_only, _float_promoted, _title, _zero, host, is_traced
+from .nn_common import (_c, _float_only, _float_promoted, _title, _zero, host, is_traced,
+                        refuse_grad)
 from .reduction import _vector_norm
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -198,6 +197,7 @@ def _long(d) -> str:
 def _nll_check(input, target, weight=None, reduction="mean", ignore_index=-100):
     _float_only("nll_loss_forward_reduce_cuda_kernel_2d_index")(input)
     check_class_targets(input, target, weight, ignore_index)
+    refuse_grad("nll_loss_forward", weight=weight)
 
 
 register(OpSpec(
@@ -326,17 +326,6 @@ def _bce_grad_jvp(primals, tangents):
     return _bce_grad(x, t), tx * gx + tt * gt
 
 
-def _refuse_grad(kernel: str, **args) -> None:
-    """PyTorch's error for a tensor that requires grad where its derivative formula
-    marks the argument non-differentiable (only while grad mode is on, as there)."""
-    if not _grad_state.enabled:
-        return
-    for name, v in args.items():
-        if isinstance(v, Tensor) and v.requires_grad:
-            raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
-                               f"argument '{name}'. This input cannot have requires_grad True.")
-
-
 def _bce(input, target, weight, reduction="mean"):
     loss = _bce_elem(input, target)
     if weight is not None:
@@ -346,7 +335,7 @@ def _bce(input, target, weight, reduction="mean"):
 
 def _bce_check(input, target, weight=None, reduction="mean"):
     _float_only("binary_cross_entropy", (0, 1))(input, target)
-    _refuse_grad("binary_cross_entropy", weight=weight)
+    refuse_grad("binary_cross_entropy", weight=weight)
     if not is_traced(input) and input.numel():
         v = host(input)
         if not bool(np.all((v >= 0) & (v <= 1))):
@@ -384,7 +373,7 @@ register(OpSpec(
     check=lambda i, t, *a: (_float_only("binary_cross_entropy_with_logits", (0, 1))(i, t),
                             check_broadcast(*[v for v in (i, t) + tuple(a[:2])
                                               if v is not None]),
-                            _refuse_grad("binary_cross_entropy_with_logits",
+                            refuse_grad("binary_cross_entropy_with_logits",
                                          pos_weight=a[1] if len(a) > 1 else None)),
     doc="Kernel of ``torch.nn.functional.binary_cross_entropy_with_logits``.",
     samples=lambda: [S(arr(3, 4), arr(3, 4, low=0, high=1)),
@@ -403,7 +392,7 @@ register(OpSpec(
     tensor_args=("input", "target"), promote="common", function=False, method=False,
     grad_name="SoftMarginLossBackward0",
     check=lambda i, t, r="mean": (check_broadcast(i, t),
-                                  _refuse_grad("soft_margin_loss", target=t)),
+                                  refuse_grad("soft_margin_loss", target=t)),
     doc="Kernel of ``torch.nn.functional.soft_margin_loss``.",
     samples=lambda: _loss_samples()))
 
@@ -474,6 +463,7 @@ def _mm_check(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
         t = host(target)
         if bool(np.any((t < 0) | (t >= input.shape[-1]))):
             raise RuntimeError("target out of range")
+    refuse_grad("multi_margin_loss", weight=weight)
 
 
 register(OpSpec(

@@ -16,6 +16,7 @@ from typing import Sequence, Union
 from ... import _ops  # noqa: F401  (declares the table)
 from ..._core.tensor import Tensor
 from ..._ops.dispatch import call_op
+from ..._ops.nn_common import refuse_grad
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm"]
@@ -56,6 +57,8 @@ def _batch_norm_impl(input: Tensor, running_mean, running_var, weight, bias,
                      training: bool, momentum, eps: float) -> Tensor:
     """``torch.batch_norm`` without the Python-level checks of ``F.batch_norm``."""
     m = 0.0 if momentum is None else momentum
+    # the statistics have no derivative: PyTorch refuses ones that require grad
+    refuse_grad("native_batch_norm", running_mean=running_mean, running_var=running_var)
     out, new_mean, new_var = call_op("_native_batch_norm", input, weight, bias,
                                      _stat_alias(running_mean), _stat_alias(running_var), m,
                                      bool(training), float(eps))
@@ -93,6 +96,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     are updated in place with the batch average of the per-instance statistics."""
     if use_input_stats:
         _verify_spatial_size(input.size())
+    refuse_grad("native_batch_norm", running_mean=running_mean, running_var=running_var)
     out, new_mean, new_var = call_op("_instance_norm", input, weight, bias,
                                      _stat_alias(running_mean), _stat_alias(running_var),
                                      0.0 if momentum is None else momentum,
