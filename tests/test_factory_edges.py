@@ -167,3 +167,56 @@ def test_ranges_are_sequences(make):
     assert isinstance(out, tl.Tensor)
     if HAVE_TORCH:
         assert_same(out, ref)
+
+
+_NAN, _INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize("data,dtype,exc,text", [
+    ([2 ** 63], None, ValueError, "Overflow when unpacking long long"),
+    ([-2 ** 63 - 1], None, ValueError, "Overflow when unpacking long long"),
+    ([2 ** 64], "uint8", ValueError, "Overflow when unpacking long long"),
+    ([300], "uint8", RuntimeError, "value cannot be converted to type uint8 without overflow"),
+    ([-256], "uint8", RuntimeError, "value cannot be converted to type uint8 without overflow"),
+    ([-1.0], "uint8", RuntimeError, "value cannot be converted to type uint8 without overflow"),
+    ([128], "int8", RuntimeError, "value cannot be converted to type int8 without overflow"),
+    ([2 ** 31], "int32", RuntimeError, "value cannot be converted to type int32 without overflow"),
+    ([1.5e10], "int32", RuntimeError, "value cannot be converted to type int32 without overflow"),
+    ([_NAN], "int64", RuntimeError, "value cannot be converted to type int64 without overflow"),
+    ([[1], [_INF]], "int64", RuntimeError, "value cannot be converted to type int64 without"),
+    ("a", None, TypeError, "new(): invalid data type 'str'"),
+])
+def test_tensor_refuses_numbers_its_dtype_cannot_hold(data, dtype, exc, text):
+    # PyTorch checks each Python number as it stores it, where a cast would wrap
+    def make(m):
+        return m.tensor(data, dtype=None if dtype is None else getattr(m, dtype))
+    with pytest.raises(exc, match=text.replace("(", r"\(").replace(")", r"\)")):
+        make(tl)
+    raises_in_both(make, exc)
+
+
+@pytest.mark.parametrize("data,dtype,want", [
+    ([-1], "uint8", [255]), ([-255], "uint8", [1]),       # unsigned types take -max..max
+    ([-1, 2.5], "uint8", [255, 2]),                       # each number by its own type
+    ([2 ** 63], "float32", [2.0 ** 63]), ([2 ** 70], "float64", [2.0 ** 70]),
+    ([300, 2 ** 63], "bool", [True, True]), ([1e40], "float32", [_INF]),
+])
+def test_tensor_keeps_numbers_pytorch_keeps(data, dtype, want):
+    out, ref = both(lambda m: m.tensor(data, dtype=getattr(m, dtype)))
+    assert out.tolist() == want
+    if HAVE_TORCH:
+        assert_same(out, ref)
+
+
+@pytest.mark.parametrize("args,exc,text", [
+    ((0, _NAN), RuntimeError, "unsupported range: 0 -> nan"),
+    ((_NAN, 5), RuntimeError, "unsupported range: nan -> 5"),
+    ((0, _INF), RuntimeError, "unsupported range: 0 -> inf"),
+    ((0, 5, _NAN), RuntimeError, "step must be nonzero"),
+    ((0.0, 1e300, 1e-300), RuntimeError, r"invalid size, possible overflow\?"),
+    ((5, 0), RuntimeError, "upper bound and lower bound inconsistent with step sign"),
+])
+def test_arange_refuses_ranges_as_pytorch_does(args, exc, text):
+    with pytest.raises(exc, match=text):
+        tl.arange(*args)
+    raises_in_both(lambda m: m.arange(*args), exc)

@@ -84,6 +84,8 @@ def _infer_dtype(data) -> _dt.dtype:
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
         else:
             raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     first = data
     while isinstance(first, _SEQUENCES) and first:
         first = first[0]
@@ -142,7 +144,44 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
     a = _to_numpy_nested(data)
     if isinstance(a, np.ndarray) and a.dtype == object and a.size == 0:
         a = np.zeros(a.shape, dt.np)
-    return place(np.asarray(a).astype(dt.np), device, requires_grad)
+    a = np.asarray(a)
+    _check_stored(a, data, dt)
+    return place(a.astype(dt.np), device, requires_grad)
+
+
+def _int_overflows(v: int, dt: _dt.dtype) -> bool:
+    # c10::overflows: an unsigned type also takes negatives down to -max (they wrap)
+    info = np.iinfo(dt.np)
+    return v > info.max or v < (-info.max if info.min == 0 else info.min)
+
+
+def _check_stored(a: np.ndarray, data, dt: _dt.dtype) -> None:
+    """PyTorch's checks as it stores Python numbers in a new tensor of ``dt``: an int
+    beyond int64 cannot be read (unless it becomes a float), and a number outside an
+    integer dtype's range (or a NaN or infinity) is refused instead of wrapping."""
+    if a.size == 0 or dt is _dt.bool:
+        return
+    if dt.is_floating_point or dt.is_complex:
+        return
+    if a.dtype == object or a.dtype == np.uint64:   # some int is beyond int64
+        raise ValueError("Overflow when unpacking long long")
+    if a.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(dt.np)
+    if a.dtype.kind in "iu":
+        bad = _int_overflows(int(a.max()), dt) or _int_overflows(int(a.min()), dt)
+    else:   # floats among the data: each number by its own Python type
+        def walk(x):
+            if isinstance(x, _SEQUENCES):
+                return any(walk(y) for y in x)
+            if isinstance(x, float):
+                return not (info.min <= x <= info.max)   # NaN and inf included
+            if isinstance(x, int) and not isinstance(x, bool):
+                return _int_overflows(x, dt)
+            return False
+        bad = walk(data)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -355,6 +394,10 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _range_str(v) -> str:
+    return format(v, "g") if isinstance(v, float) else str(v)   # as C++ prints a double
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False) -> Tensor:
     """Mirrors ``torch.arange``: int64 for integer arguments, else the default dtype."""
@@ -364,10 +407,12 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if step == 0 or step != step:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {_range_str(start)} -> {_range_str(end)}")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = _dt.get_default_dtype() if is_float else _dt.int64
@@ -376,6 +421,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         from .bind import dtype_short_name
         raise NotImplementedError(f'"arange_cpu" not implemented for '
                                   f"'{dtype_short_name(dt)}'")
+    if not abs((end - start) / step) < 2 ** 63:
+        raise RuntimeError("invalid size, possible overflow?")
     if dt.is_floating_point:
         n = int(math.ceil((end - start) / step))
         vals = start + np.arange(max(n, 0), dtype=np.float64) * step
