@@ -17,7 +17,7 @@ import pytest
 
 import torchlike as tl
 
-from ._parity import FWS, assert_same, normalize_error
+from ._parity import FWS, HAVE_TORCH, assert_same, normalize_error, torch
 from ._parity import fw_module as _mod
 
 
@@ -460,3 +460,58 @@ def test_torchlike_answers_without_the_oracle():
         xf[tl.tensor([0, 1])] = tl.tensor([1, 2])
     xf[0:2] = tl.tensor([1, 2])
     assert xf.tolist() == [1.0, 2.0]
+
+
+# PyTorch's words for these errors (the message checked without PyTorch too)
+_MESSAGES = [
+    (lambda m: m.arange(12.).reshape(3, 4)[::0], ValueError, "slice step cannot be zero"),
+    (lambda m: m.arange(12.).reshape(3, 4).index_select(1, m.tensor([4])), RuntimeError,
+     "INDICES element is out of DATA bounds, id=4 axis_dim=4"),
+    (lambda m: m.arange(12.).reshape(3, 4).index_select(0, m.tensor([3])), IndexError,
+     "index out of range in self"),
+    (lambda m: m.zeros(3, 4).scatter_add(1, m.tensor([[0]]), m.ones(1, 1, dtype=m.float64)),
+     RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype"),
+    (lambda m: m.zeros(3, 4).index_add(0, m.tensor([0]), m.ones(1, 3)), RuntimeError,
+     "source tensor shape must match self tensor shape, excluding the specified dimension. "
+     "Got self.shape = [3, 4] source.shape = [1, 3]"),
+    (lambda m: m.zeros(3, 4).index_add(0, m.tensor([0]), m.ones(1, 4, 1)), RuntimeError,
+     "source tensor shape must match self tensor shape"),
+    (lambda m: m.zeros(3, 4).index_add(0, m.tensor([0]), m.ones(4)), RuntimeError,
+     "index_add_(): Number of indices (1) should be equal to source.size(dim): (4), for dim: 0"),
+    (lambda m: m.zeros(3, 4).index_copy(0, m.tensor([0]), m.ones(1, 4, 1)), IndexError,
+     "index_copy_(): When source and destination are not scalars, their dimensionality must "
+     "match. Source dimensionality (3), destination dimensionality (2)"),
+    (lambda m: m.zeros(2, 3, 4).index_copy(0, m.tensor([0]), m.ones(1, 3, 5)), RuntimeError,
+     "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+     "slice shape: 3 4 at dimension 0 and source slice shape: 3 5 at dimension 0."),
+    (lambda m: m.zeros(2, 3).index_copy(0, m.tensor([0], dtype=m.int32), m.ones(1, 3)),
+     RuntimeError, "index_copy_(): Expected a long tensor for index, but got Int"),
+    (lambda m: m.zeros(2, 3).index_fill(0, m.tensor([0], dtype=m.int32), 1.0), IndexError,
+     "index_fill_(): Expected dtype int64 for index."),
+    (lambda m: m.zeros(3, 4).masked_fill(m.ones(3, 4, dtype=m.uint8), 0.0), RuntimeError,
+     "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"),
+    (lambda m: m.zeros(3, 4).unflatten(1, (3, -1)), RuntimeError,
+     "unflatten: Provided sizes [3, -1] don't multiply up to the size of dim 1 (4) in the "
+     "input tensor"),
+    (lambda m: m.zeros(3, 4).unflatten(1, ()), RuntimeError, "unflatten: sizes must be non-empty"),
+    (lambda m: m.zeros(3, 4).movedim((0, 1), (0, 0)), RuntimeError,
+     "movedim: repeated dim in `destination` ([0, 0])"),
+    (lambda m: m.zeros(3, 4).movedim((0, -2), (0, 1)), RuntimeError,
+     "movedim: repeated dim in `source` ([0, -2])"),
+    (lambda m: m.tensor(1.0).size(0), IndexError,
+     "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda m: m.tensor(1.0).stride(-1), IndexError,
+     "Dimension specified as -1 but tensor has no dimensions"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_MESSAGES)))
+def test_errors_in_pytorchs_words(case):
+    fn, exc, text = _MESSAGES[case]
+    with pytest.raises(exc) as got:
+        fn(tl)
+    assert str(got.value) == text or str(got.value).startswith(text)
+    if HAVE_TORCH:
+        with pytest.raises(exc) as ref:
+            fn(torch)
+        assert str(got.value) == str(ref.value).split("\n")[0]

@@ -246,7 +246,7 @@ class Tensor:
         """Mirrors ``Tensor.size``: the ``Size``, or one dimension's length."""
         if dim is None:
             return Size(self._shape)
-        return self._shape[_wrap_dim(dim, len(self._shape))]
+        return self._shape[_size_dim(dim, len(self._shape))]
 
     def dim(self) -> int:
         return len(self._shape)
@@ -282,7 +282,7 @@ class Tensor:
             self._stride = contiguous_strides(self._shape)
         if dim is None:
             return self._stride
-        return self._stride[_wrap_dim(dim, len(self._shape))]
+        return self._stride[_size_dim(dim, len(self._shape))]
 
     def storage_offset(self) -> int:
         return self._offset
@@ -811,6 +811,14 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 wrap_dim = _wrap_dim
+
+
+def _size_dim(dim: int, ndim: int) -> int:
+    """``size(dim)``/``stride(dim)``'s dimension: as ``_wrap_dim``, but a 0-d tensor has
+    none to give (PyTorch: "Dimension specified as 0 but tensor has no dimensions")."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, ndim)
 
 
 def is_tensor(obj) -> bool:

@@ -39,7 +39,15 @@ def _check_vector_index(name, index, *, vector_msg=None, allow_int32=True):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): index must be a Tensor")
     ok = (_dt.int64, _dt.int32) if allow_int32 else (_dt.int64,)
+    if name == "index_copy_":   # its own order and words
+        if index.dim() > 1:
+            raise IndexError(vector_msg)
+        if index.dtype not in ok:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{_dtname(index.dtype)}")
     if index.dtype not in ok:
+        if name == "index_fill_":
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index" if
                            allow_int32 else f"{name}(): Expected dtype int64 for index")
     if index.dim() > 1:
@@ -49,7 +57,11 @@ def _check_vector_index(name, index, *, vector_msg=None, allow_int32=True):
 def _index_select_check(input, dim, index):
     _check_vector_index("index_select", index)
     d = wrap_dim(dim, input.dim())
-    if _first_out_of_range(index, _size1(input, d)) is not None:
+    bad = _first_out_of_range(index, _size1(input, d))
+    if bad is not None:
+        if input.dim() == 2 and d == 1:   # PyTorch's kernel for columns words it so
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
+                               f"axis_dim={input._shape[1]}")
         raise IndexError("index out of range in self")
 
 
@@ -76,18 +88,44 @@ def _along(d, index):
 
 
 def _source_check(name, input, d, index, source, dtype_msg):
+    """ATen's checks of ``source`` in index_add_ / index_reduce_ / index_copy_, in
+    their order and words (index_copy_ has checks and messages of its own)."""
+    n = index.numel()
+    if name == "index_copy_":
+        if source.dim() == 0 and n != 1:
+            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                             f"element (got {n})")
+        if source.dim() != input.dim() and source.dim() and input.dim():
+            raise IndexError(f"index_copy_(): When source and destination are not scalars, "
+                             f"their dimensionality must match. Source dimensionality "
+                             f"({source.dim()}), destination dimensionality ({input.dim()})")
     if source.dtype is not input.dtype:
         raise RuntimeError(dtype_msg.format(self=_dtname(input.dtype),
                                             source=_dtname(source.dtype)))
-    n = index.numel()
-    if source.dim() and n != source._shape[d if source.dim() > d else 0]:
+    self_rest, source_rest = list(input._shape), list(source._shape)
+    if name == "index_copy_":
+        for rest in (self_rest, source_rest):
+            if rest:
+                del rest[d]
+        if self_rest != source_rest:
+            raise RuntimeError(
+                f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                f"Destination slice shape: {' '.join(map(str, self_rest))} at dimension {d} "
+                f"and source slice shape: {' '.join(map(str, source_rest))} at dimension 0.")
+        if source.dim() and n != source.size(d):
+            raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                             f"source.size(dim) ({source.size(d)})")
+        return
+    if n != (1 if source.dim() == 0 else source.size(d)):
+        # (for a 0-d source PyTorch's message itself fails to read source.size(dim))
         raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
-                           f"source.size(dim) ({source._shape[d]})")
-    for j in range(input.dim()):
-        if j != d and source.dim() == input.dim() and source._shape[j] != input._shape[j]:
-            raise RuntimeError(f"{name}(): source ({shape_str(source._shape)}) and self "
-                               f"({shape_str(input._shape)}) must match in all dimensions "
-                               f"except dim {d}")
+                           f"source.size(dim): ({source.size(d)}), for dim: {d}")
+    if source.dim() and input.dim():
+        del self_rest[d], source_rest[d]
+    if self_rest != source_rest:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {shape_str(input._shape)} "
+                           f"source.shape = {shape_str(source._shape)}")
 
 
 def _index_add_check(input, dim, index, source, alpha=1):
@@ -250,7 +288,10 @@ register(OpSpec(
 # masked ops
 def _check_mask(name, mask):
     if not isinstance(mask, Tensor) or mask.dtype is not _dt.bool:
-        d = _mask_dtname(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__
+        if not isinstance(mask, Tensor):
+            d = type(mask).__name__
+        else:   # masked_fill_'s message prints the C++ type, masked_scatter_'s the name
+            d = _dt.cpp_name(mask.dtype) if name == "masked_fill_" else _mask_dtname(mask.dtype)
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {d}")
 
 

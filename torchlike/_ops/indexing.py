@@ -162,7 +162,9 @@ def _parse(t: Tensor, key, select_scalars: bool = True, check: bool = True) -> _
             dim += span
         elif isinstance(k, slice):
             start, stop, step = (_int(k.start), _int(k.stop), _int(k.step))
-            if step is not None and step <= 0:
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step is not None and step < 0:
                 raise ValueError("step must be greater than zero")
             desc.append(("s", start, stop, step))
             sliced.append(len(range(*slice(start, stop, step).indices(shape[dim]))))

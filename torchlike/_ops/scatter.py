@@ -241,7 +241,7 @@ def _scatter_common_check(name, input, dim, index, src):
     if not isinstance(index, Tensor) or index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src.dtype is not input.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     _check_index_dims(name, input, index, d, src if isinstance(src, Tensor) else None)
     _check_range(index, _size1(input, d), d)
 

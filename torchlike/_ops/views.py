@@ -249,7 +249,15 @@ register(OpSpec(
 
 def _unflatten_shape(shape, dim, sizes):
     d = wrap_dim(dim, len(shape))
-    sizes = resolve_shape(tuple(sizes), shape[d])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) < 2:
+        known = math.prod(s for s in sizes if s != -1)
+        if (known != shape[d] if -1 not in sizes else (known == 0 or shape[d] % known)):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {d} ({shape[d]}) in the input tensor")
+    sizes = resolve_shape(sizes, shape[d])
     return tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:])
 
 
@@ -686,6 +694,9 @@ def _movedim_perm(nd, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
                            f"dims) should contain the same number of dims as destination "
                            f"({list(dst)} dims)")
+    for name, given in (("source", src), ("destination", dst)):
+        if len({wrap_dim(s, nd) for s in given}) != len(given):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
     src = [wrap_dim(s, nd) for s in src]
     dst = [wrap_dim(s, nd) for s in dst]
     order = [i for i in range(nd) if i not in src]
