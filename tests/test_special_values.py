@@ -116,3 +116,23 @@ def test_lerp_refuses_what_pytorch_refuses():
     # a 0-d weight is a number: no dtype requirement, and the input's dtype wins
     out = tl.lerp(f, f + 1, tl.tensor(0.25, dtype=tl.float64))
     assert out.dtype is tl.float32 and out.tolist() == [1.25, 2.25]
+
+
+def test_assigning_a_mismatched_grad_is_refused_in_pytorchs_words():
+    x = tl.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"attempting to assign a gradient of size '\[3\]' "
+                       r"to a tensor of size '\[2\]'"):
+        x.grad = tl.ones(3)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype "
+                       "'double' to a tensor with grad_dtype 'Float'"):
+        x.grad = tl.ones(3, dtype=tl.float64)   # the dtype is checked first
+    assert x.grad is None
+    if HAVE_TORCH:
+        p = torch.ones(2, requires_grad=True)
+        for bad, mine in ((torch.ones(3), tl.ones(3)),
+                          (torch.ones(2, dtype=torch.float64), tl.ones(2, dtype=tl.float64))):
+            with pytest.raises(RuntimeError) as ref:
+                p.grad = bad
+            with pytest.raises(RuntimeError) as got:
+                x.grad = mine
+            assert str(got.value) == str(ref.value)

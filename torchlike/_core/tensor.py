@@ -441,9 +441,20 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                from .._ops.bind import dtype_short_name
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dt.cpp_name(value.dtype)}' "
+                    f"to a tensor with grad_dtype '{dtype_short_name(self.dtype)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                    "the dtypes of a tensor and its gradient may break downstream systems that "
+                    "assume they match.")
             if value._shape != self._shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._shape)}' to a "
+                    f"tensor of size '{list(self._shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter

@@ -428,8 +428,9 @@ def _norm_backward(p, axes, keepdim, res, g):
     zero = jnp.zeros_like(x)
     if jnp.iscomplexobj(x):
         sgn = jnp.where(a == 0, zero, x / jnp.where(a == 0, 1, a).astype(x.dtype))
-    else:   # PyTorch's sgn: +-1 also at +-inf, and 0 at NaN
-        sgn = (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    else:   # PyTorch's sgn: +-1 also at +-inf, and 0 at +-0 and NaN (jnp.sign keeps the
+        # dependence on x that double backward's requires_grad analysis follows)
+        sgn = jnp.where((x > 0) | (x < 0), jnp.sign(x), zero)
     if p == 0:
         return (zero,)
     if p == 1:
