@@ -149,27 +149,21 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
     return place(a.astype(dt.np), device, requires_grad)
 
 
-def _int_overflows(v: int, dt: _dt.dtype) -> bool:
-    # c10::overflows: an unsigned type also takes negatives down to -max (they wrap)
-    info = np.iinfo(dt.np)
-    return v > info.max or v < (-info.max if info.min == 0 else info.min)
-
-
 def _check_stored(a: np.ndarray, data, dt: _dt.dtype) -> None:
     """PyTorch's checks as it stores Python numbers in a new tensor of ``dt``: an int
     beyond int64 cannot be read (unless it becomes a float), and a number outside an
     integer dtype's range (or a NaN or infinity) is refused instead of wrapping."""
-    if a.size == 0 or dt is _dt.bool:
-        return
-    if dt.is_floating_point or dt.is_complex:
+    if a.size == 0 or dt is _dt.bool or dt.is_floating_point or dt.is_complex:
         return
     if a.dtype == object or a.dtype == np.uint64:   # some int is beyond int64
         raise ValueError("Overflow when unpacking long long")
     if a.dtype.kind not in "iuf":
         return
     info = np.iinfo(dt.np)
+    # c10::overflows: an unsigned type also takes ints down to -max (they wrap)
+    int_lo = -info.max if info.min == 0 else info.min
     if a.dtype.kind in "iu":
-        bad = _int_overflows(int(a.max()), dt) or _int_overflows(int(a.min()), dt)
+        bad = not (int_lo <= int(a.min()) and int(a.max()) <= info.max)
     else:   # floats among the data: each number by its own Python type
         def walk(x):
             if isinstance(x, _SEQUENCES):
@@ -177,7 +171,7 @@ def _check_stored(a: np.ndarray, data, dt: _dt.dtype) -> None:
             if isinstance(x, float):
                 return not (info.min <= x <= info.max)   # NaN and inf included
             if isinstance(x, int) and not isinstance(x, bool):
-                return _int_overflows(x, dt)
+                return not (int_lo <= x <= info.max)
             return False
         bad = walk(data)
     if bad:

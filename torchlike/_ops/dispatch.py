@@ -29,7 +29,6 @@ promotion, views, version counters or autograd.
 # only a Python number takes, so traced values (``torchlike.compile``) run through the
 # fast path unchanged. An op's ``adjust_dtype(target, vals)`` may read only static
 # values: they are part of the key its cast is cached under.
-
 """
 
 from __future__ import annotations

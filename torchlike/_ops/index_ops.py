@@ -39,15 +39,7 @@ def _check_vector_index(name, index, *, vector_msg=None, allow_int32=True):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): index must be a Tensor")
     ok = (_dt.int64, _dt.int32) if allow_int32 else (_dt.int64,)
-    if name == "index_copy_":   # its own order and words
-        if index.dim() > 1:
-            raise IndexError(vector_msg)
-        if index.dtype not in ok:
-            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
-                               f"{_dtname(index.dtype)}")
     if index.dtype not in ok:
-        if name == "index_fill_":
-            raise IndexError("index_fill_(): Expected dtype int64 for index.")
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index" if
                            allow_int32 else f"{name}(): Expected dtype int64 for index")
     if index.dim() > 1:
@@ -87,35 +79,18 @@ def _along(d, index):
     return (slice(None),) * d + (jnp.reshape(index, (-1,)),)
 
 
-def _source_check(name, input, d, index, source, dtype_msg):
-    """ATen's checks of ``source`` in index_add_ / index_reduce_ / index_copy_, in
-    their order and words (index_copy_ has checks and messages of its own)."""
-    n = index.numel()
-    if name == "index_copy_":
-        if source.dim() == 0 and n != 1:
-            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
-                             f"element (got {n})")
-        if source.dim() != input.dim() and source.dim() and input.dim():
-            raise IndexError(f"index_copy_(): When source and destination are not scalars, "
-                             f"their dimensionality must match. Source dimensionality "
-                             f"({source.dim()}), destination dimensionality ({input.dim()})")
+def _same_dtype(input, source, dtype_msg):
     if source.dtype is not input.dtype:
         raise RuntimeError(dtype_msg.format(self=_dtname(input.dtype),
                                             source=_dtname(source.dtype)))
+
+
+def _source_check(name, input, d, index, source, dtype_msg):
+    """ATen's checks of ``source`` in index_add_ / index_reduce_, in their order and
+    words (index_copy_'s are ``_index_copy_source_check``)."""
+    _same_dtype(input, source, dtype_msg)
+    n = index.numel()
     self_rest, source_rest = list(input._shape), list(source._shape)
-    if name == "index_copy_":
-        for rest in (self_rest, source_rest):
-            if rest:
-                del rest[d]
-        if self_rest != source_rest:
-            raise RuntimeError(
-                f"index_copy_(): Source/destination tensor must have same slice shapes. "
-                f"Destination slice shape: {' '.join(map(str, self_rest))} at dimension {d} "
-                f"and source slice shape: {' '.join(map(str, source_rest))} at dimension 0.")
-        if source.dim() and n != source.size(d):
-            raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
-                             f"source.size(dim) ({source.size(d)})")
-        return
     if n != (1 if source.dim() == 0 else source.size(d)):
         # (for a 0-d source PyTorch's message itself fails to read source.size(dim))
         raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
@@ -160,14 +135,43 @@ register(OpSpec(
         S(arr(2, 3), 0, np.array([5]), arr(1, 3))]))
 
 
+def _index_copy_source_check(input, d, index, source):
+    # ATen's index_copy_ checks, in its order and words
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {n})")
+    if source.dim() != input.dim() and source.dim() and input.dim():
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, "
+                         f"their dimensionality must match. Source dimensionality "
+                         f"({source.dim()}), destination dimensionality ({input.dim()})")
+    _same_dtype(input, source, "index_copy_(): self and source expected to have the same "
+                "dtype, but got (self) {self} and (source) {source}")
+    self_rest, source_rest = list(input._shape), list(source._shape)
+    for rest in (self_rest, source_rest):
+        if rest:
+            del rest[d]
+    if self_rest != source_rest:
+        raise RuntimeError(
+            f"index_copy_(): Source/destination tensor must have same slice shapes. "
+            f"Destination slice shape: {' '.join(map(str, self_rest))} at dimension {d} "
+            f"and source slice shape: {' '.join(map(str, source_rest))} at dimension 0.")
+    if source.dim() and n != source.size(d):
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source.size(d)})")
+
+
 def _index_copy_check(input, dim, index, source):
-    _check_vector_index("index_copy_", index, allow_int32=False,
-                        vector_msg="index_copy_(): Index should have dimension 1 or 0 (got "
-                        f"{index.dim()})")
+    if isinstance(index, Tensor):   # ATen's order (dimensionality first) and words
+        if index.dim() > 1:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                             f"{index.dim()})")
+        if index.dtype is not _dt.int64:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{_dtname(index.dtype)}")
+    _check_vector_index("index_copy_", index, allow_int32=False)
     d = wrap_dim(dim, input.dim())
-    _source_check("index_copy_", input, d, index, source,
-                  "index_copy_(): self and source expected to have the same dtype, but got "
-                  "(self) {self} and (source) {source}")
+    _index_copy_source_check(input, d, index, source)
     _check_range(index, _size1(input, d), d, exc=IndexError, prefix="index_copy_(): ")
 
 
@@ -209,6 +213,8 @@ register(OpSpec(
 
 
 def _index_fill_check(input, dim, index, value):
+    if isinstance(index, Tensor) and index.dtype is not _dt.int64:   # in ATen's words
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     _check_vector_index("index_fill_", index, allow_int32=False,
                         vector_msg="index_fill_(): Index is supposed to be a vector")
     if isinstance(value, Tensor) and value.dim() != 0:
@@ -286,17 +292,15 @@ register(OpSpec(
 
 # ---------------------------------------------------------------------------
 # masked ops
-def _check_mask(name, mask):
+def _check_mask(name, mask, dtype_name=_mask_dtname):
+    # (masked_fill_'s message prints the dtype's C++ name, masked_scatter_'s its name)
     if not isinstance(mask, Tensor) or mask.dtype is not _dt.bool:
-        if not isinstance(mask, Tensor):
-            d = type(mask).__name__
-        else:   # masked_fill_'s message prints the C++ type, masked_scatter_'s the name
-            d = _dt.cpp_name(mask.dtype) if name == "masked_fill_" else _mask_dtname(mask.dtype)
+        d = dtype_name(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {d}")
 
 
 def _masked_fill_check(input, mask, value):
-    _check_mask("masked_fill_", mask)
+    _check_mask("masked_fill_", mask, _dt.cpp_name)
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")

@@ -252,11 +252,14 @@ def _unflatten_shape(shape, dim, sizes):
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    if sizes.count(-1) < 2:
-        known = math.prod(s for s in sizes if s != -1)
-        if (known != shape[d] if -1 not in sizes else (known == 0 or shape[d] % known)):
-            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
-                               f"the size of dim {d} ({shape[d]}) in the input tensor")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes:   # (two -1s are resolve_shape's error)
+        fits = sizes.count(-1) > 1 or (known != 0 and shape[d] % known == 0)
+    else:
+        fits = known == shape[d]
+    if not fits:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                           f"the size of dim {d} ({shape[d]}) in the input tensor")
     sizes = resolve_shape(sizes, shape[d])
     return tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:])
 
