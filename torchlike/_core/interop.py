@@ -43,8 +43,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtype as _dt
+from .autograd_attrs import init_autograd_fields as _init_autograd_fields
 from .storage import Storage, VersionCounter
-from .tensor import Tensor, _init_autograd_fields
+from .tensor import Tensor
 
 __all__ = ["from_jax", "from_dlpack", "to_dlpack", "tensor_value", "is_traced"]
 
