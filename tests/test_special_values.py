@@ -136,3 +136,72 @@ def test_assigning_a_mismatched_grad_is_refused_in_pytorchs_words():
             with pytest.raises(RuntimeError) as got:
                 x.grad = mine
             assert str(got.value) == str(ref.value)
+
+
+POW_POINTS = [-0.0, 0.0, -INF, INF, NAN, 1.0, -2.0, 3.0]
+# exponent -> (values, gradients) at POW_POINTS, as pow(Tensor, Scalar) gives them: 0.5 is
+# sqrt (-0.0 at -0.0, NaN at -inf), -0.5 rsqrt, 2 and 3 products (Note [pow by a number])
+POW_BY_NUMBER = {
+    0.5: ([-0.0, 0.0, NAN, INF, NAN, 1.0, NAN, 3 ** 0.5],
+          [-INF, INF, NAN, 0.0, NAN, 0.5, NAN, 0.5 / 3 ** 0.5]),
+    -0.5: ([-INF, INF, NAN, 0.0, NAN, 1.0, NAN, 3 ** -0.5],
+           [-INF, -INF, -0.0, -0.0, NAN, -0.5, NAN, -0.5 * 3 ** -1.5]),
+    -1.0: ([-INF, INF, -0.0, 0.0, NAN, 1.0, -0.5, 1 / 3],
+           [-INF, -INF, -0.0, -0.0, NAN, -1.0, -0.25, -1 / 9]),
+    2: ([0.0, 0.0, INF, INF, NAN, 1.0, 4.0, 9.0], [-0.0, 0.0, -INF, INF, NAN, 2.0, -4.0, 6.0]),
+    3: ([-0.0, 0.0, -INF, INF, NAN, 1.0, -8.0, 27.0],
+        [0.0, 0.0, INF, INF, NAN, 3.0, 12.0, 27.0]),
+    -2.0: ([INF, INF, 0.0, 0.0, NAN, 1.0, 0.25, 1 / 9],
+           [INF, -INF, 0.0, -0.0, NAN, -2.0, 0.25, -2 / 27]),
+    1.5: ([0.0, 0.0, INF, INF, NAN, 1.0, NAN, 3 ** 1.5],
+          [-0.0, 0.0, NAN, INF, NAN, 1.5, NAN, 1.5 * 3 ** 0.5]),
+}
+
+
+@pytest.mark.parametrize("exponent", sorted(POW_BY_NUMBER))
+def test_pow_by_a_number_is_pytorchs_scalar_kernel(exponent):
+    values, grads = POW_BY_NUMBER[exponent]
+    for _ in range(2):   # a number's first use, then its cached device scalar
+        x = tl.tensor(POW_POINTS, requires_grad=True)
+        y = x ** exponent
+        y.backward(tl.ones_like(y))
+        _same(y.detach().numpy(), values)
+        _same(x.grad.numpy(), grads)
+    if HAVE_TORCH:
+        tx = torch.tensor(POW_POINTS, requires_grad=True)
+        ty = tx ** exponent
+        ty.backward(torch.ones_like(ty))
+        _same(y.detach().numpy(), ty.detach().numpy())
+        _same(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_pow_by_a_tensor_is_pow():
+    # pow(Tensor, Tensor) has no special cases: (-inf) ** 0.5 is inf, (-0.0) ** 0.5 is 0.0
+    x = tl.tensor([-0.0, -INF, 4.0])
+    _same((x ** tl.tensor(0.5)).numpy(), [0.0, INF, 2.0])
+    _same(tl.float_power(x, tl.tensor(0.5)).numpy(), [0.0, INF, 2.0])
+    _same(tl.float_power(x, 0.5).numpy(), [-0.0, NAN, 2.0])
+    if HAVE_TORCH:
+        tx = torch.tensor([-0.0, -INF, 4.0])
+        _same((x ** tl.tensor(0.5)).numpy(), (tx ** torch.tensor(0.5)).numpy())
+        _same(tl.float_power(x, 0.5).numpy(), torch.float_power(tx, 0.5).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_pow_by_small_integers_is_a_product_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(4096) * 10).astype(np.float32)
+    x = tl.tensor(a).to(getattr(tl, dtype))
+    want = {2: x * x, 3: x * x * x, -2: 1 / (x * x), -1: 1 / x}
+    for e, w in want.items():
+        np.testing.assert_array_equal((x ** e).float().numpy(), w.float().numpy())
+        np.testing.assert_array_equal((x ** float(e)).float().numpy(), w.float().numpy())
+    c = tl.compile(lambda t: (t ** 2, t ** 3))
+    for _ in range(2):
+        two, three = c(x)
+        np.testing.assert_array_equal(two.float().numpy(), want[2].float().numpy())
+        np.testing.assert_array_equal(three.float().numpy(), want[3].float().numpy())
+    if HAVE_TORCH:
+        tx = torch.tensor(a).to(getattr(torch, dtype))
+        for e in (2, 3, -2, -1, 2.0, 3.0):
+            np.testing.assert_array_equal((x ** e).float().numpy(), (tx ** e).float().numpy())

@@ -6,6 +6,8 @@ Each is declared once; see spec.py."""
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
@@ -17,7 +19,7 @@ from ._common import check_broadcast
 from .elementwise_common import (_binary_samples, _dtype_title, _not_impl, binary, checks, reject,
                                  reject_common)
 from .samples import S, arr
-from .spec import OpSpec, register
+from .spec import OpSpec, Scalar, register
 
 __all__: list = []
 
@@ -199,6 +201,9 @@ binary("fmod", jnp.fmod,
 
 
 def _pow(input, exponent):
+    number = type(exponent) is Scalar   # Note [Scalar overloads] in spec.py
+    if number:
+        exponent = exponent.value
     if jnp.result_type(input) == jnp.bool_ and jnp.result_type(exponent) == jnp.bool_:
         return input | ~jnp.asarray(exponent)  # x ** True is x, x ** False is True
     if jnp.issubdtype(jnp.result_type(input), jnp.integer) and \
@@ -211,8 +216,51 @@ def _pow(input, exponent):
                                                  0)).astype(p.dtype)
         return jnp.where(exponent < 0, neg, p)
     if _real_floats(input, exponent):
-        return _pow_real(input, exponent)
+        return _pow_real(input, exponent, number)
+    if number:
+        return _pow_scalar(input, exponent)
     return jnp.power(input, exponent)
+
+
+# Note [pow by a number]
+# PyTorch's ``pow(Tensor, Scalar)`` does not always call ``pow``: an exponent of 0 fills
+# ones and 1 copies (``pow_Tensor_Scalar_out``); on float, double, bfloat16 and complex
+# tensors 0.5, -0.5 and -1 run ``sqrt``, ``rsqrt`` and ``reciprocal``; and 2, 3 and -2
+# run ``x * x``, ``x * x * x`` and ``1 / (x * x)`` (``pow_tensor_scalar_optimized_kernel``;
+# half tensors call ``pow`` for these). The results differ from ``pow``'s in the last bit
+# for about a quarter of the elements (``x ** 3``), and at the special points:
+# ``(-0.0) ** 0.5`` is -0.0 and ``(-inf) ** 0.5`` is NaN. The derivative ``e * x ** (e -
+# 1)`` takes the same path, so ``x ** 0.5``'s gradient is ``0.5 * rsqrt(x)``. The
+# exponent is known when it is a concrete array; otherwise (the device scalar of an eager
+# call) the choice is a ``lax.switch`` on its value, one branch run per call.
+_POW_SPECIAL = (0.0, 1.0, 0.5, -0.5, -1.0, 2.0, 3.0, -2.0)
+
+
+def _pow_branches(dtype) -> list:
+    """The computations of ``x ** e`` for ``_POW_SPECIAL``'s exponents in ``dtype``,
+    then the general one (a function of ``x`` and ``e``)."""
+    one = lambda x: jnp.ones((), x.dtype)   # noqa: E731
+    fill = [lambda x, e: jnp.broadcast_to(one(x), x.shape), lambda x, e: x]
+    if dtype == jnp.float16:
+        return fill + [lambda x, e: jnp.power(x, e)] * 6 + [lambda x, e: jnp.power(x, e)]
+    return fill + [lambda x, e: jnp.sqrt(x), lambda x, e: jax.lax.rsqrt(x),
+                   lambda x, e: one(x) / x, lambda x, e: x * x, lambda x, e: x * x * x,
+                   lambda x, e: one(x) / (x * x), lambda x, e: jnp.power(x, e)]
+
+
+def _pow_scalar(x, e):
+    """``x ** e`` for a Python-number exponent ``e`` (an array of ``x``'s dtype), as
+    PyTorch's ``pow(Tensor, Scalar)`` computes it (Note [pow by a number])."""
+    e = jnp.asarray(e, x.dtype)
+    branches = _pow_branches(x.dtype)
+    if not isinstance(e, jax.core.Tracer):
+        v = complex(e) if jnp.iscomplexobj(e) else float(e)
+        k = _POW_SPECIAL.index(v) if v in _POW_SPECIAL else len(_POW_SPECIAL)
+        return branches[k](x, e)
+    k = len(_POW_SPECIAL)
+    for i, v in enumerate(_POW_SPECIAL):
+        k = jnp.where(e == v, i, k)
+    return jax.lax.switch(k, branches, x, e)
 
 
 def _real_floats(*vals) -> bool:
@@ -235,23 +283,25 @@ def _select(c, a, b):
                           jnp.broadcast_to(jnp.asarray(b, dt), shape))
 
 
-@jax.custom_jvp
-def _pow_real(x, e):
-    return jnp.power(x, e)
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
+def _pow_real(x, e, number=False):
+    """``x ** e`` on real floats with PyTorch's derivative formulas; ``number``: ``e``
+    was a Python number (Note [pow by a number])."""
+    return _pow_scalar(x, e) if number else jnp.power(x, e)
 
 
 @_pow_real.defjvp
-def _pow_real_jvp(primals, tangents):
+def _pow_real_jvp(number, primals, tangents):
     # pow_backward_self: 0 where exponent == 0, else exponent * self ** (exponent - 1);
     # pow_backward_exponent: 0 where exponent >= 0 and self == 0, else result * log(self)
     (x, e), (tx, te) = primals, tangents
-    out = _pow_real(x, e)
+    out = _pow_real(x, e, number)
     zero = _zero_like(x, e)
     # (exponent 1 in the branch not taken, so that the second derivative at x == 0 is
     # 0 rather than 0 * inf: PyTorch's for a Python-number exponent, whose derivative
     # formula for exponent 0 has no graph; for a tensor exponent PyTorch gives NaN)
     e1 = _select(e == 0, jnp.ones((), zero.dtype), e)
-    dx = _select(e == 0, zero, e1 * _pow_real(x, e1 - 1))
+    dx = _select(e == 0, zero, e1 * _pow_real(x, e1 - 1, number))
     de = _select((e >= 0) & (x == 0), zero, out * jnp.log(x))
     return out, tx * dx + te * de
 
@@ -275,6 +325,7 @@ def _pow_grad_name(input, exponent):
 
 register(OpSpec(
     "pow", _pow, "input, exponent", tensor_args=("input", "exponent"), inplace=True,
+    scalars=("exponent",),
     dunders=("__pow__", "__rpow__", "__ipow__"), check=_check_pow, grad_name=_pow_grad_name,
     samples=lambda: [
         S(arr(3, 4, positive=True), 2), S(arr(3, 4, positive=True), 0.5),
@@ -284,9 +335,15 @@ register(OpSpec(
 
 
 def _float_power(input, exponent):
-    # pow's derivative formulas (Note [Gradients at special points] in elementwise.py)
+    # pow(Tensor, Scalar) on the double tensor for a number (Note [pow by a number]),
+    # with pow's derivative formulas (Note [Gradients at special points] in elementwise.py)
+    number = type(exponent) is Scalar
+    if number:
+        exponent = exponent.value
     if _real_floats(input, exponent):
-        return _pow_real(input, exponent)
+        return _pow_real(input, exponent, number)
+    if number:
+        return _pow_scalar(input, exponent)
     return jnp.power(input, exponent)
 
 
@@ -296,6 +353,7 @@ def _float_power_dtype(target, vals):
 
 register(OpSpec(
     "float_power", _float_power, "input, exponent", tensor_args=("input", "exponent"),
+    scalars=("exponent",),
     promote="common", inplace=False, check=lambda a, b: check_broadcast(a, b),
     extra={"adjust_dtype": _float_power_dtype},
     samples=lambda: [S(arr(3, positive=True), 2), S(arr(3, positive=True), arr(3)),

@@ -51,7 +51,7 @@ from .._core.storage import InferenceStorage as _InferenceStorage
 from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
 from .scalars import SCALARS, device_scalar
-from .spec import OPS, OpSpec
+from .spec import OPS, OpSpec, Scalar
 from .torch_function import _overloaded_args, _tf_disabled, _tf_state, handle_torch_function
 
 __all__ = ["dispatch", "call_op", "prepare", "concretization_error"]
@@ -243,6 +243,7 @@ def _make_runner(spec):
     spos = spec.static_pos
     n = len(spec.params)
     fn = spec.fn
+    scalars = frozenset(spec.params.index(k) for k in spec.scalars)
 
     def runner(statics, cast, *dyn):
         full = [None] * n
@@ -250,9 +251,20 @@ def _make_runner(spec):
             full[p] = v
         for p, v, c in zip(tpos, dyn, cast):
             full[p] = _cast(v, c)
+            if p in scalars and _is_number(v):   # Note [Scalar overloads]
+                full[p] = Scalar(full[p])
         return fn(*full)
     runner.__name__ = spec.name
     return runner
+
+
+def _is_number(v) -> bool:
+    """Whether a dynamic argument came from a Python number: the number itself, or its
+    device scalar (a weakly typed 0-d array, concrete or traced)."""
+    if type(v) in (int, float, bool, complex):
+        return True
+    aval = getattr(v, "aval", None)
+    return aval is not None and aval.weak_type and not aval.shape
 
 
 def diff_primals(dyn, mask) -> list:

@@ -11,7 +11,20 @@ caching of compiled executables for every op the same way.
 # already cast by the dispatcher. All others are static, hashable Python values (lists
 # become tuples); a change in them compiles a new executable, a change in shapes or
 # dtypes reuses JAX's cache. A dynamic parameter named in ``neutral`` may also arrive as
-# None, meaning its neutral value (Note [Neutral scalar arguments] in dispatch.py).
+# None, meaning its neutral value (Note [Neutral scalar arguments] in dispatch.py). A
+# dynamic parameter named in ``scalars`` arrives as a ``Scalar`` when the caller passed a
+# Python number (Note [Scalar overloads]).
+#
+# Note [Scalar overloads]
+# Some PyTorch kernels behave differently for a Python number than for a tensor holding
+# the same value: ``pow(Tensor, Scalar)`` computes ``x ** 2`` as ``x * x`` and ``x ** 0.5``
+# as ``sqrt(x)``, which differ from ``pow`` at -0.0 and -inf and in the last bit, while
+# ``pow(Tensor, Tensor)`` always calls ``pow``. The dispatcher passes a number to the
+# executable as a device scalar (Note [Python numbers as device scalars]), so its value
+# is not known when ``fn`` is traced, but its kind is: a number's array is weakly typed
+# and a tensor's never is, and the weak type is part of the executable's key. For the
+# parameters in ``scalars`` the runner therefore hands ``fn`` the cast value wrapped in
+# ``Scalar``, and ``fn`` may choose its computation by the value at run time.
 """
 
 from __future__ import annotations
@@ -19,9 +32,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["OpSpec", "register", "OPS", "get"]
+__all__ = ["OpSpec", "Scalar", "register", "OPS", "get"]
 
 OPS: dict[str, "OpSpec"] = {}
+
+
+class Scalar:
+    """A dynamic argument the caller passed as a Python number (Note [Scalar overloads]):
+    ``value`` is the array ``fn`` would otherwise have received."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 @dataclass(eq=False)
@@ -59,6 +82,7 @@ class OpSpec:
     # bit for bit unchanged when left out ({"alpha": 1}); ``fn`` must accept None for
     # them, meaning that value (Note [Neutral scalar arguments] in dispatch.py)
     neutral: dict | None = None
+    scalars: tuple = ()                # dynamic parameters that may arrive as ``Scalar``
     doc: str | None = None
     extra: dict = field(default_factory=dict)
 
