@@ -185,23 +185,3 @@ def test_pow_by_a_tensor_is_pow():
         tx = torch.tensor([-0.0, -INF, 4.0])
         _same((x ** tl.tensor(0.5)).numpy(), (tx ** torch.tensor(0.5)).numpy())
         _same(tl.float_power(x, 0.5).numpy(), torch.float_power(tx, 0.5).numpy())
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
-def test_pow_by_small_integers_is_a_product_bit_for_bit(dtype):
-    rng = np.random.default_rng(0)
-    a = (rng.standard_normal(4096) * 10).astype(np.float32)
-    x = tl.tensor(a).to(getattr(tl, dtype))
-    want = {2: x * x, 3: x * x * x, -2: 1 / (x * x), -1: 1 / x}
-    for e, w in want.items():
-        np.testing.assert_array_equal((x ** e).float().numpy(), w.float().numpy())
-        np.testing.assert_array_equal((x ** float(e)).float().numpy(), w.float().numpy())
-    c = tl.compile(lambda t: (t ** 2, t ** 3))
-    for _ in range(2):
-        two, three = c(x)
-        np.testing.assert_array_equal(two.float().numpy(), want[2].float().numpy())
-        np.testing.assert_array_equal(three.float().numpy(), want[3].float().numpy())
-    if HAVE_TORCH:
-        tx = torch.tensor(a).to(getattr(torch, dtype))
-        for e in (2, 3, -2, -1, 2.0, 3.0):
-            np.testing.assert_array_equal((x ** e).float().numpy(), (tx ** e).float().numpy())

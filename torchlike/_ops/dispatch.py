@@ -252,7 +252,7 @@ def _make_runner(spec):
         for p, v, c in zip(tpos, dyn, cast):
             full[p] = _cast(v, c)
             if p in scalars and _is_number(v):   # Note [Scalar overloads]
-                full[p] = Scalar(full[p])
+                full[p] = Scalar(full[p], v)
         return fn(*full)
     runner.__name__ = spec.name
     return runner

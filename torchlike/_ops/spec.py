@@ -39,12 +39,15 @@ OPS: dict[str, "OpSpec"] = {}
 
 class Scalar:
     """A dynamic argument the caller passed as a Python number (Note [Scalar overloads]):
-    ``value`` is the array ``fn`` would otherwise have received."""
+    ``value`` is the array ``fn`` would otherwise have received (cast as the op's
+    promotion says), ``raw`` the number as it came (a Python number or its device
+    scalar, in double precision)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "raw")
 
-    def __init__(self, value):
+    def __init__(self, value, raw):
         self.value = value
+        self.raw = raw
 
 
 @dataclass(eq=False)
