@@ -263,8 +263,10 @@ def _is_number(v) -> bool:
     device scalar (a weakly typed 0-d array, concrete or traced)."""
     if type(v) in (int, float, bool, complex):
         return True
-    aval = getattr(v, "aval", None)
-    return aval is not None and aval.weak_type and not aval.shape
+    if not isinstance(v, jax.Array):   # (tracers are jax.Arrays too)
+        return False
+    aval = jax.typeof(v)
+    return aval.weak_type and not aval.shape
 
 
 def diff_primals(dyn, mask) -> list:
