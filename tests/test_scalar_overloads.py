@@ -55,6 +55,11 @@ def test_half_tensor_times_a_number_rounds_once_from_float32(dtype):
                                       opmath.float().numpy())
         np.testing.assert_array_equal((x + 0.3).float().numpy(),
                                       (xf + s_half).to(x.dtype).float().numpy())
+    # a 0-d tensor as the second operand is read at its own precision too; as the first,
+    # it is rounded to the tensor's dtype
+    np.testing.assert_array_equal((x * s32).float().numpy(), opmath.float().numpy())
+    np.testing.assert_array_equal((x * s32.double()).float().numpy(), opmath.float().numpy())
+    np.testing.assert_array_equal((s32 * x).float().numpy(), narrowed.float().numpy())
     # the backward's grad * 0.3 takes the same path
     w = x.detach().requires_grad_()
     (w * 0.3).backward(tl.ones_like(w) * x.detach())
@@ -68,4 +73,7 @@ def test_half_tensor_times_a_number_rounds_once_from_float32(dtype):
         tx = torch.tensor(a).to(getattr(torch, dtype))
         for f in (lambda t: t * 0.3, lambda t: 0.3 * t, lambda t: 0.3 / t, lambda t: t + 0.3):
             np.testing.assert_array_equal(f(x).float().numpy(), f(tx).float().numpy())
+        for s, ts in ((s32, torch.tensor(0.3)), (s32.double(), torch.tensor(0.3).double())):
+            np.testing.assert_array_equal((x * s).float().numpy(), (tx * ts).float().numpy())
+            np.testing.assert_array_equal((s * x).float().numpy(), (ts * tx).float().numpy())
 

@@ -91,15 +91,17 @@ binary("rsub", _rsub, sig="input, other, *, alpha=1", inplace=False, method=Fals
        check=_check_bool_sub, alpha=True,
        samples=lambda: _binary_samples(ints=False)[:3] + [S(arr(3), 2, alpha=2)])
 # Note [Half tensors times a number]
-# PyTorch's CPU ``mul`` and ``div`` of a float16 or bfloat16 tensor by a number (the
-# second operand) read the number in float32 and round the float32 product or quotient
-# once (``mul_cpu_reduced_float``, ``div_cpu_reduced_float``); add and sub, and a number
-# as the first operand, round the number to the tensor's dtype first. ``x * 0.1`` in
-# bfloat16 differs between the two in the last bit for about a fifth of the elements.
-# The backward's ``grad * other`` and ``grad / other`` take the same path in PyTorch,
-# and JAX's derivative of the float32 computation is that.
+# PyTorch's CPU ``mul`` and ``div`` of a float16 or bfloat16 tensor by a number or a 0-d
+# tensor (the second operand) read it in float32 from its own dtype and round the float32
+# product or quotient once (``mul_cpu_reduced_float``, ``div_cpu_reduced_float``); add
+# and sub, and a number as the first operand, round it to the tensor's dtype first.
+# ``x * 0.1`` in bfloat16 differs between the two in the last bit for about a fifth of
+# the elements, ``x * torch.tensor(0.3)`` for about half. The backward's ``grad * other``
+# and ``grad / other`` take the same path in PyTorch, and JAX's derivative of the float32
+# computation is that.
 def _half_by_number(op, a, b):
-    """``op(a, b)`` with PyTorch's arithmetic for a number ``b`` (a ``Scalar``)."""
+    """``op(a, b)`` with PyTorch's arithmetic for a number or 0-d tensor ``b`` (a
+    ``Scalar``)."""
     if type(b) is not Scalar:
         return op(a, b)
     if a.dtype in (jnp.float16, jnp.bfloat16):
@@ -109,6 +111,7 @@ def _half_by_number(op, a, b):
 
 binary("mul", lambda a, b: _half_by_number(jnp.multiply, a, b),
        dunders=("__mul__", "__rmul__", "__imul__"), aliases=("multiply",), scalars=("other",),
+       zero_dim_scalars=True,
        samples=lambda: _binary_samples() + [S(arr(3, dtype="bool"), arr(3, dtype="bool"),
                                               grad=False)])
 
@@ -171,6 +174,7 @@ def _div_check(input, other, rounding_mode=None):
 register(OpSpec(
     "div", _div, "input, other, *, rounding_mode=None", tensor_args=("input", "other"),
     promote="common", inplace=True, aliases=("divide",), scalars=("other",),
+    zero_dim_scalars=True,
     check=_div_check, dunders=("__truediv__", "__rtruediv__", "__itruediv__"),
     samples=lambda: _binary_samples(nonzero_other=True) + [
         S(arr(3, 4), arr(3, 4, positive=True), rounding_mode="trunc"),

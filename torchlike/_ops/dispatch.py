@@ -244,6 +244,7 @@ def _make_runner(spec):
     n = len(spec.params)
     fn = spec.fn
     scalars = frozenset(spec.params.index(k) for k in spec.scalars)
+    zero_dim = spec.zero_dim_scalars
 
     def runner(statics, cast, *dyn):
         full = [None] * n
@@ -251,7 +252,9 @@ def _make_runner(spec):
             full[p] = v
         for p, v, c in zip(tpos, dyn, cast):
             full[p] = _cast(v, c)
-            if p in scalars and _is_number(v):   # Note [Scalar overloads]
+            if p in scalars and v is not None and (_is_number(v) or
+                                                   zero_dim and jnp.ndim(v) == 0):
+                # Note [Scalar overloads]
                 full[p] = Scalar(full[p], v)
         return fn(*full)
     runner.__name__ = spec.name

@@ -24,7 +24,10 @@ caching of compiled executables for every op the same way.
 # is not known when ``fn`` is traced, but its kind is: a number's array is weakly typed
 # and a tensor's never is, and the weak type is part of the executable's key. For the
 # parameters in ``scalars`` the runner therefore hands ``fn`` the cast value wrapped in
-# ``Scalar``, and ``fn`` may choose its computation by the value at run time.
+# ``Scalar``, and ``fn`` may choose its computation by the value at run time. Kernels
+# that test TensorIterator's ``is_scalar`` instead (``mul``, ``div``) treat a 0-d tensor
+# as they treat a number; ops declared with ``zero_dim_scalars`` get a ``Scalar`` for
+# those too.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class OpSpec:
     # them, meaning that value (Note [Neutral scalar arguments] in dispatch.py)
     neutral: dict | None = None
     scalars: tuple = ()                # dynamic parameters that may arrive as ``Scalar``
+    zero_dim_scalars: bool = False     # ... for a 0-d tensor too, not only a number
     doc: str | None = None
     extra: dict = field(default_factory=dict)
 
