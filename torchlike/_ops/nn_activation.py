@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .elementwise_common import half_in_float32
 from .nn_common import _c, _float_only, _title, _zero
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -21,7 +22,11 @@ __all__: list = []
 
 
 def _act(name, fn, sig, kernel, grad_name, samples, *, check=None,
-         float_only=True, **kw):
+         float_only=True, half_in_float=False, **kw):
+    """``half_in_float``: PyTorch's forward and backward kernels compute float16/bfloat16
+    in float32 (Note [Half precision math] in elementwise_common.py)."""
+    if half_in_float:
+        fn = half_in_float32(fn, grad=True)
     chk = _float_only(kernel) if float_only else None
     if check is not None:
         inner = chk
@@ -52,7 +57,8 @@ def _leaky_relu(input, negative_slope=0.01):
 
 
 _act("leaky_relu", _leaky_relu, "input, negative_slope=0.01", "leaky_relu_cpu",
-     "LeakyReluBackward0", lambda: _act_samples(dict(negative_slope=0.2)))
+     "LeakyReluBackward0", lambda: _act_samples(dict(negative_slope=0.2)),
+     half_in_float=True)
 
 
 # Note [Activation derivatives at their kinks]
@@ -81,7 +87,8 @@ def _elu_jvp(alpha, scale, input_scale, primals, tangents):
 
 
 _act("elu", _elu, "input, alpha=1.0, scale=1.0, input_scale=1.0", "elu_cpu", "EluBackward0",
-     lambda: _act_samples(dict(alpha=0.5), dict(alpha=2.0, scale=1.5, input_scale=0.5)))
+     lambda: _act_samples(dict(alpha=0.5), dict(alpha=2.0, scale=1.5, input_scale=0.5)),
+     half_in_float=True)
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -93,7 +100,8 @@ def _selu(input):
 
 _act("selu", _selu, "input", "elu_cpu", "EluBackward0", lambda: _act_samples(),
      function=True, method=False, inplace=False,
-     doc="Mirrors ``torch.selu`` (``torch.nn.functional.selu``).")
+     doc="Mirrors ``torch.selu`` (``torch.nn.functional.selu``).",
+     half_in_float=True)
 
 
 def _celu(input, alpha=1.0):
@@ -102,7 +110,8 @@ def _celu(input, alpha=1.0):
 
 _act("celu", _celu, "input, alpha=1.0", "elu_cpu", "CeluBackward0",
      lambda: _act_samples(dict(alpha=0.5), dict(alpha=2.0)), function=True, method=False,
-     doc="Mirrors ``torch.celu`` (``torch.nn.functional.celu``).")
+     doc="Mirrors ``torch.celu`` (``torch.nn.functional.celu``).",
+     half_in_float=True)
 
 
 def _gelu(input, approximate="none"):
@@ -115,21 +124,34 @@ def _gelu_check(input, approximate="none"):
 
 
 _act("gelu", _gelu, "input, approximate='none'", "GeluKernelImpl", "GeluBackward0",
-     lambda: _act_samples(dict(approximate="tanh")), check=_gelu_check)
+     lambda: _act_samples(dict(approximate="tanh")), check=_gelu_check,
+     half_in_float=True)
 
 
+@jax.custom_jvp
 def _silu(input):
-    return input * jax.nn.sigmoid(input)
+    # silu_kernel's ``x / (1 + exp(-x))``
+    return input / (1 + jnp.exp(-input))
 
 
-_act("silu", _silu, "input", "silu_cpu", "SiluBackward0", lambda: _act_samples())
+@_silu.defjvp
+def _silu_jvp(primals, tangents):
+    # silu_backward: ``dy * sigmoid * (1 + x * (1 - sigmoid))``
+    (x,), (t,) = primals, tangents
+    s = 1 / (1 + jnp.exp(-x))
+    return _silu(x), t * (s * (1 + x * (1 - s)))
+
+
+_act("silu", _silu, "input", "silu_cpu", "SiluBackward0", lambda: _act_samples(),
+     half_in_float=True)
 
 
 def _mish(input):
     return input * jnp.tanh(jax.nn.softplus(input))
 
 
-_act("mish", _mish, "input", "mish_cpu", "MishBackward0", lambda: _act_samples())
+_act("mish", _mish, "input", "mish_cpu", "MishBackward0", lambda: _act_samples(),
+     half_in_float=True)
 
 
 def _hardtanh(input, min_val=-1.0, max_val=1.0):
@@ -161,7 +183,8 @@ def _hardsigmoid(input):
 
 
 _act("hardsigmoid", _hardsigmoid, "input", "hardsigmoid_cpu", "HardsigmoidBackward0",
-     lambda: _act_samples())
+     lambda: _act_samples(),
+     half_in_float=True)
 
 
 @jax.custom_jvp
@@ -181,7 +204,8 @@ def _hardswish_jvp(primals, tangents):
 
 
 _act("hardswish", _hardswish, "input", "hardswish_cpu", "HardswishBackward0",
-     lambda: _act_samples())
+     lambda: _act_samples(),
+     half_in_float=True)
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(1, 2))
@@ -205,7 +229,8 @@ def _softplus_jvp(beta, threshold, primals, tangents):
 
 _act("softplus", _softplus, "input, beta=1.0, threshold=20.0", "softplus_cpu",
      "SoftplusBackward0", lambda: _act_samples(dict(beta=2.0, threshold=1.0),
-                                               dict(beta=0.5)))
+                                               dict(beta=0.5)),
+     half_in_float=True)
 
 
 def _threshold(input, threshold, value):
@@ -273,7 +298,8 @@ _act("hardshrink", _hardshrink, "input, lambd=0.5", "hardshrink_cpu", "Hardshrin
 
 
 _act("log_sigmoid", lambda input: jax.nn.log_sigmoid(input), "input", "log_sigmoid_cpu",
-     "LogSigmoidBackward0", lambda: _act_samples())
+     "LogSigmoidBackward0", lambda: _act_samples(),
+     half_in_float=True)
 
 
 def _rrelu_with_noise(input, noise, lower, upper, training):

@@ -1,0 +1,89 @@
+"""float16/bfloat16 math functions and activations compute in float32 and round once,
+as PyTorch's kernels do (Note [Half precision math] in torchlike/_ops/elementwise_common.py):
+bit for bit equal to PyTorch; without PyTorch, equal to the float32 computation rounded
+once. The math functions' derivatives stay half-precision formulas, as PyTorch's are."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+
+from ._parity import HAVE_TORCH, torch
+
+_X = (np.random.default_rng(0).standard_normal(4096) * 3).astype(np.float32)
+_UNIT = np.tanh(_X) * 0.99
+
+
+def _get(mod, name):
+    for part in name.split("."):
+        mod = getattr(mod, part)
+    return mod
+
+
+# ops whose jax.numpy form takes several rounded steps in half precision
+MATH = ["exp2", "log2", "log10", "asin", "acos", "asinh", "atanh", "sigmoid", "sinc", "i0",
+        "deg2rad", "rad2deg", "expm1", "sin", "exp", "tanh"]
+# activations whose backward is a kernel of its own in PyTorch, computed in float32 too
+ACTIVATIONS = ["nn.functional.silu", "nn.functional.softplus", "nn.functional.elu",
+               "nn.functional.selu", "nn.functional.celu", "nn.functional.mish",
+               "nn.functional.hardswish", "nn.functional.hardsigmoid",
+               "nn.functional.leaky_relu", "nn.functional.logsigmoid"]
+
+
+def _data(name):
+    if name in ("log2", "log10"):
+        return np.abs(_X) + 0.01
+    return _UNIT if name in ("asin", "acos", "atanh") else _X
+
+
+# the share of elements allowed to differ from PyTorch by one step of the half dtype:
+# XLA computes x / 3 as x * (1/3) (hardswish's backward), and the float32 formulas of a
+# few backward kernels are not quite PyTorch's (log_sigmoid's)
+_STEP_OFF = {"nn.functional.hardswish": 0.02, "nn.functional.logsigmoid": 0.15,
+             "nn.functional.mish": 0.002, "nn.functional.silu": 0.002}
+
+
+def _near(got, want, dtype, share):
+    """Equal but for at most ``share`` of the elements, which are one step apart."""
+    got, want = got.float().numpy(), want.float().numpy()
+    step = 2.0 ** (-7 if dtype == "bfloat16" else -10)
+    np.testing.assert_allclose(got, want, rtol=step, atol=1e-6)
+    assert np.mean(got != want) <= share, np.mean(got != want)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", MATH + ACTIVATIONS)
+def test_half_forward_is_the_float32_result_rounded_once(name, dtype):
+    a = _data(name)
+    x = tl.tensor(a).to(getattr(tl, dtype))
+    fn = _get(tl, name)
+    got = fn(x)
+    assert got.dtype is x.dtype
+    np.testing.assert_array_equal(got.float().numpy(), fn(x.float()).to(x.dtype).float().numpy())
+    if HAVE_TORCH:
+        want = _get(torch, name)(torch.tensor(a).to(getattr(torch, dtype)))
+        _near(got, want, dtype, 0.001)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", ACTIVATIONS + ["sin", "exp"])
+def test_half_gradients(name, dtype):
+    a = _data(name)
+    g = np.linspace(-2, 2, a.size).astype(np.float32)
+    x = tl.tensor(a).to(getattr(tl, dtype)).requires_grad_()
+    _get(tl, name)(x).backward(tl.tensor(g).to(x.dtype))
+    share = _STEP_OFF.get(name, 0.0)
+    if name in ACTIVATIONS:   # the float32 backward, rounded once
+        xf = x.detach().float().requires_grad_()
+        _get(tl, name)(xf).backward(tl.tensor(g).to(x.dtype).float())
+        _near(x.grad, xf.grad.to(x.dtype), dtype, 0.002)
+    else:   # PyTorch's formula of half tensors: grad * cos(x), grad * exp(x)
+        d = {"sin": tl.cos, "exp": tl.exp}[name](x.detach())
+        np.testing.assert_array_equal(x.grad.float().numpy(),
+                                      (tl.tensor(g).to(x.dtype) * d).float().numpy())
+    if HAVE_TORCH:
+        tx = torch.tensor(a).to(getattr(torch, dtype)).requires_grad_()
+        _get(torch, name)(tx).backward(torch.tensor(g).to(tx.dtype))
+        _near(x.grad, tx.grad, dtype, share)
