@@ -219,6 +219,39 @@ def _sinc_jvp(primals, tangents):
     return _sinc(x), t * jnp.where(x == 0, jnp.zeros((), d.dtype), d)
 
 
+def _result_backward(f, backward):
+    """``f`` on real floats with the derivative of PyTorch's backward kernels that take
+    the result (``tanh_backward``, ``sigmoid_backward``): ``backward(grad, result)``,
+    computed in float32 for half tensors and rounded once (Note [Half precision math] in
+    elementwise_common.py)."""
+    def in_float32(x):
+        if x.dtype in (jnp.float16, jnp.bfloat16):
+            return f(x.astype(jnp.float32)).astype(x.dtype)
+        return f(x)
+
+    @jax.custom_jvp
+    def real(x):
+        return in_float32(x)
+
+    @real.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = real(x)
+        if x.dtype in (jnp.float16, jnp.bfloat16):
+            y32 = y.astype(jnp.float32)
+            return y, backward(t.astype(jnp.float32), y32).astype(x.dtype)
+        return y, backward(t, y)
+
+    return lambda x: real(x) if _real_float(x) else f(x)
+
+
+# the kernels' ``a * (1 - b * b)`` and ``a * (1 - b) * b``. (PyTorch's float16
+# ``sigmoid_backward`` rounds after each operation, in ``c10::Half`` arithmetic; under
+# reverse mode JAX applies a tangent's factors in the opposite order, so that rounding
+# cannot be followed, and float16 keeps the one rounding of bfloat16's kernel.)
+_tanh = _result_backward(jnp.tanh, lambda g, y: g * (1 - y * y))
+_sigmoid = _result_backward(jax.nn.sigmoid, lambda g, y: g * (1 - y) * y)
+
 _NO_COMPLEX_VML = ("erf", "erfc", "erfinv", "lgamma", "i0")
 for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                    ("expm1", jnp.expm1, "real"), ("log", jnp.log, "positive"),
@@ -228,9 +261,9 @@ for _n, _f, _d in (("exp", jnp.exp, "real"), ("exp2", jnp.exp2, "real"),
                    ("cos", jnp.cos, "real"), ("tan", jnp.tan, "unit"),
                    ("asin", jnp.arcsin, "unit"), ("acos", jnp.arccos, "unit"),
                    ("atan", jnp.arctan, "real"), ("sinh", jnp.sinh, "real"),
-                   ("cosh", jnp.cosh, "real"), ("tanh", jnp.tanh, "real"),
+                   ("cosh", jnp.cosh, "real"), ("tanh", _tanh, "real"),
                    ("asinh", jnp.arcsinh, "real"), ("acosh", jnp.arccosh, "ge1"),
-                   ("atanh", _atanh, "unit"), ("sigmoid", jax.nn.sigmoid, "real"),
+                   ("atanh", _atanh, "unit"), ("sigmoid", _sigmoid, "real"),
                    ("erf", jsp.erf, "real"), ("erfc", jsp.erfc, "real"),
                    ("erfinv", jsp.erfinv, "unit"), ("lgamma", _lgamma, "positive"),
                    ("reciprocal", jnp.reciprocal, "positive"),
