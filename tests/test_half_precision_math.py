@@ -38,7 +38,7 @@ def _data(name):
     return _UNIT if name in ("asin", "acos", "atanh") else _X
 
 
-# the share of elements allowed to differ from PyTorch by one step of the half dtype:
+# the share of elements allowed to differ from PyTorch by a step of the half dtype:
 # XLA computes x / 3 as x * (1/3) (hardswish's backward), and the float32 formulas of a
 # few backward kernels are not quite PyTorch's (log_sigmoid's)
 _STEP_OFF = {"nn.functional.hardswish": 0.02, "nn.functional.logsigmoid": 0.15,
@@ -47,10 +47,11 @@ _STEP_OFF_FLOAT16 = {"sigmoid": 0.4}   # its float16 backward kernel rounds each
 
 
 def _near(got, want, dtype, share):
-    """Equal but for at most ``share`` of the elements, which are one step apart."""
+    """Equal but for at most ``share`` of the elements, which are at most two steps of
+    the half dtype apart (float16 sigmoid's backward rounds three times)."""
     got, want = got.float().numpy(), want.float().numpy()
     step = 2.0 ** (-7 if dtype == "bfloat16" else -10)
-    np.testing.assert_allclose(got, want, rtol=step, atol=1e-6)
+    np.testing.assert_allclose(got, want, rtol=2 * step, atol=1e-6)
     assert np.mean(got != want) <= share, np.mean(got != want)
 
 
