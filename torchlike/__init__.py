@@ -14,6 +14,9 @@ from ._core.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,
                           promote_types, result_type, set_default_dtype, uint8, can_cast)
 from ._core.dtype import ALIASES as _ALIASES  # noqa: E402
 from ._core.device import device  # noqa: E402
+from ._core.memory_formats import (channels_last, channels_last_3d,  # noqa: E402
+                                   contiguous_format, legacy_contiguous_format,
+                                   memory_format, preserve_format)
 from ._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                               is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._core.size import Size  # noqa: E402

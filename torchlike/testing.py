@@ -87,8 +87,14 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol=None, 
 
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False,
                 noncontiguous=False, exclude_zero=False, memory_format=None) -> Tensor:
-    """Mirrors ``torch.testing.make_tensor`` (uniform values in [low, high))."""
+    """Mirrors ``torch.testing.make_tensor`` (uniform values in [low, high)); a
+    ``memory_format`` gives the result's strides (``clone(memory_format=...)``), and
+    cannot be combined with ``noncontiguous``, as in PyTorch."""
     from ._ops.creation import tensor
+    if noncontiguous and memory_format is not None:
+        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually "
+                         f"exclusive, but got noncontiguous={noncontiguous!r} and "
+                         f"memory_format={memory_format!r}")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     d = _dt.to_dtype(dtype)
@@ -107,4 +113,6 @@ def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=F
     if exclude_zero:
         a = np.where(a == 0, 1, a)
     t = tensor(np.asarray(a).astype(d.np), device=device)
+    if memory_format is not None:
+        t = t.clone(memory_format=memory_format)
     return t.requires_grad_() if requires_grad else t

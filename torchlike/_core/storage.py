@@ -110,13 +110,14 @@ def contiguous_strides(shape) -> tuple:
 
 
 def is_contiguous(shape, strides) -> bool:
-    """PyTorch's definition: size-1 dims don't constrain the stride."""
+    """PyTorch's definition: size-1 dims don't constrain the stride, and a tensor without
+    elements is contiguous whatever its strides."""
+    if 0 in shape:
+        return True
     expected = 1
     for s, st in zip(reversed(shape), reversed(strides)):
         if s == 1:
             continue
-        if s == 0:
-            return True
         if st != expected:
             return False
         expected *= s

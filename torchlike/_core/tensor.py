@@ -20,6 +20,10 @@ from .autograd_attrs import init_autograd_fields as _init_autograd_fields
 from .device import CPU, device as Device, from_jax_device, jax_device
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
+from .memory_formats import (check_memory_format, contiguous_format, is_contiguous_as,
+                             non_overlapping_and_dense, preserve_format, result_strides,
+                             suggest_memory_format)
+from .memory_formats import memory_format as memory_format_type
 from .size import Size
 from .storage import (INFERENCE_INPLACE_ERROR, Storage, VersionCounter, compute_view_strides,
                       contiguous_strides)
@@ -285,11 +289,46 @@ class Tensor(AutogradAttributes):
             return self._stride
         return self._stride[_size_dim(dim, len(self._shape))]
 
+    def _strides(self) -> tuple:
+        """``stride()``, without storing the strides of a tensor that has not computed its
+        contiguous ones yet: compiled functions key on ``_stride``, and reading a layout
+        must not change that key."""
+        st = self._stride
+        return contiguous_strides(self._shape) if st is None else st
+
     def storage_offset(self) -> int:
         return self._offset
 
-    def is_contiguous(self, memory_format=None) -> bool:
-        return _is_contiguous(self._shape, self.stride())
+    def is_contiguous(self, *, memory_format: memory_format_type = contiguous_format) -> bool:
+        """Mirrors ``Tensor.is_contiguous(memory_format=torch.contiguous_format)``: whether
+        the strides are those of ``memory_format`` (sizes of 1 do not count);
+        ``channels_last`` asks it of 4-d tensors, ``channels_last_3d`` of 5-d ones (other
+        ranks: False), ``preserve_format`` the same as ``contiguous_format``."""
+        if memory_format is contiguous_format:
+            return _is_contiguous(self._shape, self._strides())
+        fmt = check_memory_format("is_contiguous", memory_format, optional=False)
+        return is_contiguous_as(self._shape, self._strides(), fmt)
+
+    def _lay_out(self, stride: tuple) -> "Tensor":
+        """Give this fresh tensor (one that owns its storage in row-major order, as every
+        op result does) the non-overlapping, dense strides ``stride``: its storage then
+        holds its elements in that order (Note [Memory formats over immutable arrays]
+        in memory_formats.py). Returns self."""
+        stride = tuple(stride)
+        if stride == self._strides():
+            return self
+        if _is_contiguous(self._shape, stride):
+            # row-major already (strides differ only at sizes of 1, or there are no
+            # elements): the storage stays as it is
+            self._stride = stride
+            return self
+        value = self._value
+        outer_first = sorted(range(len(stride)), key=lambda d: -stride[d])
+        st = Storage(jnp.transpose(value, outer_first).reshape(-1), self._storage.dtype)
+        self._storage, self._stride, self._offset = st, stride, 0
+        self._direct, self._idx = False, None
+        self._cache, self._cache_gen = value, st.gen
+        return self
 
     def data_ptr(self) -> int:
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
@@ -517,6 +556,8 @@ class Tensor(AutogradAttributes):
         new = object.__new__(type(self))
         Tensor._init_from_array(new, jnp.array(self._value, copy=True),
                                 self._requires_grad)
+        if self._stride is not None and non_overlapping_and_dense(self._shape, self._stride):
+            new._lay_out(self._stride)   # a layout is kept, as PyTorch's copy of the storage
         if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "
@@ -531,35 +572,62 @@ class Tensor(AutogradAttributes):
         return new
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_tensor, (type(self), _host(self._value), self._requires_grad,
-                                  dict(self.__dict__)))
+        args = (type(self), _host(self._value), self._requires_grad, dict(self.__dict__))
+        st = self._stride
+        if st is not None and st != contiguous_strides(self._shape) and \
+                non_overlapping_and_dense(self._shape, st):
+            args += (st,)   # a layout (channels_last, a transposed copy) is kept, as in PyTorch
+        return (_rebuild_tensor, args)
 
     # ------------------------------------------------------------------ device/dtype moves
     def to(self, *args, **kwargs) -> "Tensor":
-        """Mirrors ``Tensor.to(device=None, dtype=None, non_blocking=False, copy=False)``,
-        ``to(other)``, ``to(dtype)`` and ``to(device, dtype)``. Returns self when nothing
-        changes (unless ``copy=True``)."""
-        dev, dt, copy = _parse_to(self, args, kwargs)
-        out = self
-        if dt is not None and dt is not self.dtype:
-            from .._ops.dispatch import call_op
-            out = call_op("_to_dtype", out, dt)
+        """Mirrors ``Tensor.to(device=None, dtype=None, non_blocking=False, copy=False, *,
+        memory_format=torch.preserve_format)``, ``to(other, ...)``, ``to(dtype, ...)`` and
+        ``to(device, dtype, ...)``. Returns self when nothing changes: same dtype and
+        device, no ``copy=True``, and ``memory_format`` either ``preserve_format`` or the
+        one the strides suggest (PyTorch's ``suggest_memory_format``). A copy
+        (``ToCopyBackward0``) keeps the input's strides under ``preserve_format`` when
+        they are non-overlapping and dense (else dense ones in the same order), or takes
+        those of ``memory_format``; ``channels_last`` needs a 4-d tensor,
+        ``channels_last_3d`` a 5-d one (PyTorch's RuntimeError)."""
+        dev, dt, copy, fmt = _parse_to(self, args, kwargs)
+        if dt is self.dtype:
+            dt = None
+        jd = None
         if dev is not None:
             jd = jax_device(dev)  # raises clearly when the device does not exist
-            if out.device != dev:
-                from .._ops.creation import to_device
-                out = to_device(out, jd)
-        if copy and out is self:
-            out = self.clone()
-        return out
+            if self.device == dev:
+                dev = None
+        if self._stride is None and fmt is preserve_format:
+            # row-major and never given other strides (most tensors): so is the result
+            if dt is None and dev is None and not copy:
+                return self
+            stride = None
+        else:
+            cur = self._strides()
+            if dt is None and dev is None and not copy and (
+                    fmt is preserve_format or fmt is suggest_memory_format(self._shape, cur)):
+                return self
+            stride = result_strides(self._shape, cur, fmt)
+        out = self
+        if dt is not None or dev is None:
+            from .._ops.dispatch import call_op
+            out = call_op("_to_dtype", self, self.dtype if dt is None else dt)
+        if dev is not None:
+            from .._ops.creation import to_device
+            out = to_device(out, jd)
+        return out if stride is None else out._lay_out(stride)
 
-    def cpu(self) -> "Tensor":
-        return self.to("cpu")
+    def cpu(self, memory_format: memory_format_type = preserve_format) -> "Tensor":
+        """Mirrors ``Tensor.cpu(memory_format=torch.preserve_format)``: ``self.to('cpu',
+        memory_format=memory_format)``."""
+        return self.to("cpu", memory_format=check_memory_format("cpu", memory_format))
 
-    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+    def cuda(self, device=None, non_blocking: bool = False,
+             memory_format: memory_format_type = preserve_format) -> "Tensor":
         """Mirrors ``Tensor.cuda``: 'cuda' is JAX's accelerator; errors clearly without one."""
         d = Device("cuda", device) if isinstance(device, int) or device is None else Device(device)
-        return self.to(d)
+        return self.to(d, memory_format=check_memory_format("cuda", memory_format))
 
     def type(self, dtype=None, non_blocking: bool = False):
         """Mirrors ``Tensor.type``: the legacy type string, or a cast."""
@@ -630,9 +698,11 @@ _LEGACY_NAMES = {
 }
 
 
-def _rebuild_tensor(cls, arr, requires_grad, state):
+def _rebuild_tensor(cls, arr, requires_grad, state, stride=None):
     t = object.__new__(cls)   # as in __deepcopy__: a subclass's __new__ is not called
     Tensor._init_from_array(t, jnp.asarray(arr), requires_grad)
+    if stride is not None:
+        t._lay_out(stride)
     t.__dict__.update(state)
     return t
 
@@ -644,12 +714,34 @@ def _host(arr) -> np.ndarray:
     return np.asarray(arr)
 
 
+_TO_SIGNATURES = (
+    " * (torchlike.device device = None, torchlike.dtype dtype = None, bool non_blocking = "
+    "False, bool copy = False, *, torchlike.memory_format memory_format = None)\n"
+    " * (torchlike.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torchlike.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torchlike.memory_format memory_format = None)\n")
+
+
 def _parse_to(self, args, kwargs):
+    """``Tensor.to``'s arguments: (device, dtype, copy, memory_format), the memory
+    format ``preserve_format`` when not given (as PyTorch's ``_parse_to``)."""
     dev = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is None:
+        fmt = preserve_format
+    elif not isinstance(fmt, memory_format_type):
+        raise TypeError(f"to() received an invalid combination of arguments - got "
+                        f"(memory_format={type(fmt).__name__}, ), but expected one of:\n"
+                        + _TO_SIGNATURES)
+    for a in args:
+        if isinstance(a, memory_format_type):   # keyword-only in PyTorch
+            raise TypeError("to() received an invalid combination of arguments - got "
+                            "(torchlike.memory_format), but expected one of:\n"
+                            + _TO_SIGNATURES)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"keyword(s) {sorted(kwargs)}")
@@ -668,7 +760,7 @@ def _parse_to(self, args, kwargs):
             dt = _dt.to_dtype(a)
     if isinstance(dev, str):
         dev = Device(dev)
-    return dev, (None if dt is None else _dt.to_dtype(dt)), copy
+    return dev, (None if dt is None else _dt.to_dtype(dt)), copy, fmt
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

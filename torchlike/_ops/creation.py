@@ -21,13 +21,19 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import _default_device_stack, device as Device, jax_device
 from .._core.grad_mode import _state as _grad_state
+from .._core.memory_formats import (check_memory_format, contiguous_format, format_strides,
+                                    is_contiguous_as, memory_format, preserve_format,
+                                    result_strides)
 from .._core.size import Size
 from .._core.tensor import Tensor
+from .bind import FUNCTIONS
+from .dispatch import call_op
 from .spec import OpSpec, register
 from .samples import S, arr
+from .torch_function import _overloaded_args, _tf_state, handle_torch_function
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
-           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
+           "zeros_like", "ones_like", "full_like", "empty_like", "clone", "arange", "range",
            "linspace", "logspace", "eye", "scalar_tensor", "place", "asarray",
            "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
            "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
@@ -276,11 +282,23 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
-    """Mirrors ``torch.empty``. Difference: the memory is zero-filled."""
+          pin_memory=False, memory_format: memory_format | None = None) -> Tensor:
+    """Mirrors ``torch.empty(*size, *, out=None, dtype=None, device=None,
+    requires_grad=False, memory_format=torch.contiguous_format)``: ``memory_format``
+    gives the strides (``channels_last`` needs 4 dimensions, ``channels_last_3d`` 5;
+    ``preserve_format`` and any format next to ``out=`` are refused, as in PyTorch).
+    Difference: the memory is zero-filled."""
+    fmt = contiguous_format if memory_format is None else \
+        check_memory_format("empty", memory_format)
     if out is not None:
+        if memory_format is not None:
+            raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor "
+                               "argument")
         return _into_out("empty", out, dtype, lambda dt: zeros(*size, dtype=dt))
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    if fmt is contiguous_format:
+        return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    stride = format_strides(fmt, _size_arg(size))
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)._lay_out(stride)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -353,31 +371,58 @@ def _like(input: Tensor, dtype, device):
             device if device is not None else input.device)
 
 
+def like_strides(fname: str, input: Tensor, memory_format) -> tuple:
+    """The strides of ``fname(input, memory_format=...)``, a ``*_like`` factory: for
+    ``preserve_format`` (or None) ``input``'s when non-overlapping and dense, else dense
+    ones in the same order; for another format, its strides (PyTorch's
+    ``empty_like``)."""
+    fmt = check_memory_format(fname, memory_format)
+    return result_strides(input._shape, input._strides(), fmt)
+
+
+_LIKE_DOC = """
+
+    ``memory_format`` (default ``preserve_format``) gives the strides, as PyTorch's
+    ``empty_like``: under ``preserve_format`` those of ``input`` when they are
+    non-overlapping and dense, else dense strides in the order of ``input``'s."""
+
+
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+               memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.zeros_like``."""
+    stride = like_strides("zeros_like", input, memory_format)
     dt, dev = _like(input, dtype, device)
-    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
 
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+              memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.ones_like``."""
+    stride = like_strides("ones_like", input, memory_format)
     dt, dev = _like(input, dtype, device)
-    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
 
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+               memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.empty_like`` (zero-filled)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    stride = like_strides("empty_like", input, memory_format)
+    dt, dev = _like(input, dtype, device)
+    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None) -> Tensor:
+              requires_grad=False, memory_format: memory_format | None = preserve_format
+              ) -> Tensor:
     """Mirrors ``torch.full_like``: keeps ``input``'s dtype unless given."""
+    stride = like_strides("full_like", input, memory_format)
     dt, dev = _like(input, dtype, device)
-    return full(input._shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full(input._shape, fill_value, dtype=dt, device=dev,
+                requires_grad=requires_grad)._lay_out(stride)
+
+
+for _f in (zeros_like, ones_like, empty_like, full_like):
+    _f.__doc__ += _LIKE_DOC
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -579,6 +624,9 @@ LEGACY_TYPES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTenso
 # ---------------------------------------------------------------------------
 # table ops: dtype/device moves and copies
 def _to_dtype_fn(input, dtype):
+    if input.dtype == dtype.np:
+        # ``to(copy=True)`` or a change of memory format: a copy with its own buffer
+        return jnp.array(input, copy=True)
     if jnp.issubdtype(input.dtype, jnp.floating) and jnp.issubdtype(dtype.np, jnp.integer) \
             and dtype.itemsize < 8:
         # PyTorch converts floats to narrow integers through int64 (so -1.0 -> 255 as
@@ -609,18 +657,70 @@ def to_device(t: Tensor, jd) -> Tensor:
     return out
 
 
-def _clone_fn(input, memory_format=None):
+def _clone_fn(input):
     return jnp.array(input, copy=True)
 
 
+# the copy itself (``CloneBackward0``); ``clone`` below gives it its strides
 register(OpSpec(
-    "clone", _clone_fn, "input, *, memory_format=None", promote="none", saves=False,
+    "clone", _clone_fn, "input", promote="none", saves=False, function=False, method=False,
     samples=lambda: [S(arr(3, 4)), S(arr(dtype="int64")), S(arr(0, 3))]))
 
 
-def _float_cast(dt):
-    def f(self, memory_format=None):
-        return self.to(dt)
+def _clone(input: Tensor, memory_format) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if memory_format is preserve_format and input._direct:
+        # owns its storage in row-major order: the copy's layout is its own
+        out = call_op("clone", input)
+        return out if input._stride is None else out._lay_out(input._stride)
+    stride = result_strides(input._shape, input._strides(),
+                            check_memory_format("clone", memory_format))
+    return call_op("clone", input)._lay_out(stride)
+
+
+def clone(input: Tensor, *, memory_format: memory_format | None = preserve_format) -> Tensor:
+    """Mirrors ``torch.clone(input, *, memory_format=torch.preserve_format)`` and
+    ``Tensor.clone``: a copy with its own memory, recorded as ``CloneBackward0``. Under
+    ``preserve_format`` the copy has ``input``'s strides when they are non-overlapping
+    and dense, else dense strides in the order of ``input``'s (as PyTorch); another
+    format gives its strides (``channels_last``: 4-d tensors only, PyTorch's
+    RuntimeError otherwise).
+
+    >>> import torchlike as torch
+    >>> torch.zeros(2, 3).t().clone().stride()
+    (1, 3)
+    >>> torch.zeros(1, 2, 3, 4).clone(memory_format=torch.channels_last).stride()
+    (24, 1, 8, 2)
+    """
+    if type(input) is not Tensor and not _tf_state.disabled_all:
+        relevant = _overloaded_args((input,))
+        if relevant:
+            return handle_torch_function(clone, relevant, (input,),
+                                         {"memory_format": memory_format})
+    return _clone(input, memory_format)
+
+
+def _clone_method(self, *, memory_format: memory_format | None = preserve_format) -> Tensor:
+    if type(self) is not Tensor and not _tf_state.disabled_all:
+        relevant = _overloaded_args((self,))
+        if relevant:
+            return handle_torch_function(_clone_method, relevant, (self,),
+                                         {"memory_format": memory_format})
+    return _clone(self, memory_format)
+
+
+_clone_method.__name__ = "clone"
+_clone_method.__qualname__ = "Tensor.clone"
+_clone_method.__doc__ = clone.__doc__
+Tensor.clone = _clone_method
+FUNCTIONS["clone"] = clone
+
+
+def _float_cast(dt, name):
+    def f(self, memory_format: memory_format | None = preserve_format) -> Tensor:
+        return self.to(dt, memory_format=check_memory_format(name, memory_format))
     return f
 
 
@@ -628,18 +728,26 @@ for _name, _d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.
                   ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32),
                   ("short", _dt.int16), ("char", _dt.int8), ("byte", _dt.uint8),
                   ("bool", _dt.bool), ("cfloat", _dt.complex64), ("cdouble", _dt.complex128)):
-    _f = _float_cast(_d)
+    _f = _float_cast(_d, _name)
     _f.__name__ = _name
     _f.__qualname__ = "Tensor." + _name
-    _f.__doc__ = f"Mirrors ``torch.Tensor.{_name}``: ``self.to({_d})``."
+    _f.__doc__ = (f"Mirrors ``torch.Tensor.{_name}(memory_format=torch.preserve_format)``: "
+                  f"``self.to({_d}, memory_format=memory_format)``.")
     setattr(Tensor, _name, _f)
 
 
-def _contiguous(self, memory_format=None) -> Tensor:
-    """Mirrors ``Tensor.contiguous``: self if already contiguous, else a copy."""
-    if self.is_contiguous():
+def _contiguous(self, *, memory_format: memory_format = contiguous_format) -> Tensor:
+    """Mirrors ``Tensor.contiguous(memory_format=torch.contiguous_format)``: self if its
+    strides already are those of ``memory_format`` (``is_contiguous``), else a copy in
+    that format (``clone(memory_format=...)``). As in PyTorch, ``preserve_format`` is
+    refused for a tensor that is not contiguous, and ``channels_last`` for one that is
+    not 4-d."""
+    fmt = check_memory_format("contiguous", memory_format, optional=False)
+    if is_contiguous_as(self._shape, self._strides(), fmt):
         return self
-    return self.clone()
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return self.clone(memory_format=fmt)
 
 
 Tensor.contiguous = _contiguous

@@ -21,11 +21,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.memory_formats import memory_format, preserve_format
 from .._core.random import Generator, default_generator
 from .._core.tensor import Tensor
 from ._common import broadcast_shapes_or_raise
 from .bind import check_inplace_target, dtype_short_name
-from .creation import _size_arg, _target_device
+from .creation import _size_arg, _target_device, like_strides
 from .spec import OpSpec, register
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
@@ -206,27 +207,39 @@ def randperm(n: int, *, generator: Generator | None = None, out=None, dtype=None
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype=None, layout=None,
-              device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    """Mirrors ``torch.rand_like``."""
+              device=None, requires_grad: bool = False,
+              memory_format: memory_format | None = preserve_format) -> Tensor:
+    """Mirrors ``torch.rand_like``. ``memory_format`` gives the strides as for
+    ``empty_like`` (default ``preserve_format``: ``input``'s when non-overlapping and
+    dense)."""
+    stride = like_strides("rand_like", input, memory_format)
     return rand(input._shape, generator=generator, dtype=dtype or input.dtype,
-                device=device or input.device, requires_grad=requires_grad)
+                device=device or input.device, requires_grad=requires_grad)._lay_out(stride)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype=None, layout=None,
-               device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    """Mirrors ``torch.randn_like``."""
+               device=None, requires_grad: bool = False,
+               memory_format: memory_format | None = preserve_format) -> Tensor:
+    """Mirrors ``torch.randn_like``. ``memory_format`` gives the strides as for
+    ``empty_like`` (default ``preserve_format``: ``input``'s when non-overlapping and
+    dense)."""
+    stride = like_strides("randn_like", input, memory_format)
     return randn(input._shape, generator=generator, dtype=dtype or input.dtype,
-                 device=device or input.device, requires_grad=requires_grad)
+                 device=device or input.device, requires_grad=requires_grad)._lay_out(stride)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
                  generator: Generator | None = None, dtype=None, layout=None, device=None,
-                 requires_grad: bool = False, memory_format=None) -> Tensor:
-    """Mirrors ``torch.randint_like(input, high)`` / ``(input, low, high)``."""
+                 requires_grad: bool = False,
+                 memory_format: memory_format | None = preserve_format) -> Tensor:
+    """Mirrors ``torch.randint_like(input, high)`` / ``(input, low, high)``.
+    ``memory_format`` gives the strides as for ``empty_like`` (default
+    ``preserve_format``: ``input``'s when non-overlapping and dense)."""
+    stride = like_strides("randint_like", input, memory_format)
     if high is None:
         low, high = 0, low
     return randint(low, high, input._shape, generator=generator, dtype=dtype or input.dtype,
-                   device=device or input.device, requires_grad=requires_grad)
+                   device=device or input.device, requires_grad=requires_grad)._lay_out(stride)
 
 
 # ---------------------------------------------------------------------------

@@ -38,6 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.memory_formats import (check_memory_format, format_strides, memory_format,
+                                    preserve_format, suggest_memory_format)
 from .._core.size import Size
 from .._core.storage import Storage, contiguous_strides, strided_index
 from .._core.tensor import Tensor
@@ -617,31 +619,38 @@ def _resize_sizes(args, kwargs) -> tuple:
     return tuple(int(a) for a in args)
 
 
-def resize_(self: Tensor, *sizes, memory_format=None, **kwargs) -> Tensor:
-    """Mirrors ``Tensor.resize_(*sizes)``: this tensor takes the sizes with contiguous
-    strides, keeping its storage offset and its data in storage order (same sizes: no
-    change at all). A storage too small is grown in place, so the tensor's views and
-    aliases keep sharing it; a larger tensor keeps its old elements first. Raises
-    PyTorch's "cannot resize variables that require grad" and, for a ``frombuffer``
-    tensor that would outgrow its buffer, "Trying to resize storage that is not
-    resizable". Bumps the version counter.
+def resize_(self: Tensor, *sizes, memory_format: memory_format | None = None,
+            **kwargs) -> Tensor:
+    """Mirrors ``Tensor.resize_(*sizes, memory_format=None)``: this tensor takes the
+    sizes with contiguous strides (or those of ``memory_format``: ``channels_last`` for
+    4-d sizes, ``channels_last_3d`` for 5-d ones), keeping its storage offset and its
+    data in storage order (same sizes and strides: no change at all). A storage too
+    small is grown in place, so the tensor's views and aliases keep sharing it; a larger
+    tensor keeps its old elements first. Raises PyTorch's "cannot resize variables that
+    require grad", its errors for ``preserve_format`` and for a format of another rank,
+    and, for a ``frombuffer`` tensor that would outgrow its buffer, "Trying to resize
+    storage that is not resizable". Bumps the version counter.
 
-    Differences: the new elements are zeros (PyTorch leaves them uninitialised);
-    ``memory_format`` other than None is not supported (torchlike has no memory
-    formats), nor a negative size next to a zero one (PyTorch makes such a tensor).
+    Differences: the new elements are zeros (PyTorch leaves them uninitialised); a
+    memory format that does not fit leaves the tensor as it was (PyTorch resizes it
+    before it raises); a negative size next to a zero one is refused (PyTorch makes
+    such a tensor).
 
     >>> import torchlike as torch
     >>> torch.arange(4.).resize_(2, 3).tolist()
     [[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]
     """
     shape = _resize_sizes(sizes, kwargs)
-    if memory_format is not None:
-        raise NotImplementedError("resize_(): torchlike has no memory formats; leave "
-                                  "memory_format as None for the contiguous layout")
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    stride = contiguous_strides(shape)
+    if memory_format is not None:
+        fmt = check_memory_format("resize_", memory_format, optional=False)
+        if fmt is preserve_format:
+            raise RuntimeError("Unsupported memory formatPreserve")
+        stride = format_strides(fmt, shape)
     _check_numel(shape)
-    if shape == self._shape:
+    if shape == self._shape and (memory_format is None or stride == self._strides()):
         return self
     numel = math.prod(shape)
     flat_size = self._storage.flat_size
@@ -653,9 +662,10 @@ def resize_(self: Tensor, *sizes, memory_format=None, **kwargs) -> Tensor:
         grown = jnp.concatenate([old, jnp.zeros((needed - flat_size,), old.dtype)])
         _replace_array(self, grown)
         flat_size = needed
-    self._shape, self._stride = shape, contiguous_strides(shape)
+    self._shape, self._stride = shape, stride
     self._idx, self._cache, self._cache_gen = None, None, -1
-    if self._offset == 0 and numel == flat_size and not self._sg:
+    if self._offset == 0 and numel == flat_size and not self._sg and \
+            stride == contiguous_strides(shape):
         if tuple(self._storage.array.shape) != shape:
             _replace_array(self, self._storage.array.reshape(shape))
         self._direct = True
@@ -666,13 +676,21 @@ def resize_(self: Tensor, *sizes, memory_format=None, **kwargs) -> Tensor:
     return self
 
 
-def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
-    """Mirrors ``Tensor.resize_as_(the_template)`` and ``torch.resize_as_``:
-    ``input.resize_(the_template.shape)`` (see ``resize_``)."""
+def resize_as_(input: Tensor, the_template: Tensor, *,
+               memory_format: memory_format | None = None) -> Tensor:
+    """Mirrors ``Tensor.resize_as_(the_template, *, memory_format=None)`` and
+    ``torch.resize_as_``: ``input.resize_(the_template.shape, memory_format=...)`` (see
+    ``resize_``), where ``preserve_format`` means the format ``the_template``'s strides
+    suggest, as in PyTorch."""
     _tensor_arg("resize_as_", "input", 0, input)
     if not isinstance(the_template, Tensor):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, "
                         f"not {type(the_template).__name__}")
+    if memory_format is not None:
+        fmt = check_memory_format("resize_as_", memory_format, optional=False)
+        if fmt is preserve_format:
+            memory_format = suggest_memory_format(the_template._shape,
+                                                  the_template._strides())
     return resize_(input, the_template._shape, memory_format=memory_format)
 
 

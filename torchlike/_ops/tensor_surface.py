@@ -35,6 +35,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import jax_device
 from .._core.grad_mode import _state as _grad_state
+from .._core.memory_formats import channels_last, channels_last_3d, is_contiguous_as
 from .._core.storage import INFERENCE_INPLACE_ERROR, Storage, contiguous_strides, is_contiguous
 from .._core.tensor import _LEGACY_NAMES, Tensor, _TypedStorage
 from .creation import checked_scalar
@@ -199,17 +200,8 @@ def chalf(self, memory_format=None) -> Tensor:
 
 def _channels_last(shape: tuple, stride: tuple) -> bool:
     """PyTorch's ``is_channels_last_contiguous_2d``/``_3d`` (4-d or 5-d only)."""
-    order = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}.get(len(shape))
-    if order is None:
-        return False
-    expected = 1
-    for d in order:
-        if shape[d] == 1:
-            continue
-        if stride[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
+    return is_contiguous_as(shape, stride, channels_last) or \
+        is_contiguous_as(shape, stride, channels_last_3d)
 
 
 def _logical_to_physical(shape: tuple, stride: tuple, ambiguity_check: bool) -> tuple:

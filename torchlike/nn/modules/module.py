@@ -459,17 +459,27 @@ class Module(_ModuleHooks, _ModuleStateDict):
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        """Mirrors ``Module.to(device=None, dtype=None, non_blocking=False)``: floating
-        parameters and buffers take ``dtype``; everything moves to ``device``."""
+        """Mirrors ``Module.to(device=None, dtype=None, non_blocking=False, *,
+        memory_format=None)``: floating parameters and buffers take ``dtype``; everything
+        moves to ``device``; with ``memory_format`` (``to(memory_format=
+        torch.channels_last)``) the 4-d and 5-d parameters and buffers are also converted
+        to that format, as ``Tensor.to(memory_format=...)`` does (so a 5-d one refuses
+        ``channels_last``, as in PyTorch). Parameters keep their identity: their data is
+        swapped in place."""
         from ..._core.tensor import _parse_to
-        dev, dt, _ = _parse_to(Tensor.__new__(Tensor), args, dict(kwargs))
+        dev, dt, _, fmt = _parse_to(Tensor.__new__(Tensor), args, dict(kwargs))
+        if "memory_format" not in kwargs or kwargs["memory_format"] is None:
+            fmt = None
         if dt is not None and not (dt.is_floating_point or dt.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dt}")
 
         def convert(t):
-            if dt is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device=dev, dtype=dt)
+            t_dt = dt if dt is not None and (t.is_floating_point() or t.is_complex()) else None
+            if fmt is not None and t.dim() in (4, 5):
+                return t.to(device=dev, dtype=t_dt, memory_format=fmt)
+            if t_dt is not None:
+                return t.to(device=dev, dtype=t_dt)
             return t.to(device=dev) if dev is not None else t
         return self._apply(convert)
 
