@@ -181,6 +181,23 @@ def non_overlapping_and_dense(shape, stride) -> bool:
     return True
 
 
+def sort_dims(n: int, should_swap) -> list:
+    """The dimensions ``0..n-1``, innermost first, ordered by the stable insertion sort
+    that PyTorch's ``infer_dense_strides`` and its elementwise output layout both use:
+    ``should_swap(d0, d1)`` is 1 to swap, -1 when in order, 0 when it cannot tell."""
+    perm = list(range(n - 1, -1, -1))
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def infer_dense_strides(shape, stride) -> tuple:
     """ATen's ``infer_dense_strides``: dense strides that order the dimensions as
     ``stride`` does (a stable insertion sort where a stride of 0 compares equal to
@@ -199,16 +216,7 @@ def infer_dense_strides(shape, stride) -> tuple:
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    perm = list(range(n - 1, -1, -1))   # innermost first
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = sort_dims(n, should_swap)
     out = [0] * n
     acc = 1
     for d in perm:

@@ -667,7 +667,14 @@ register(OpSpec(
     samples=lambda: [S(arr(3, 4)), S(arr(dtype="int64")), S(arr(0, 3))]))
 
 
-def _clone(input: Tensor, memory_format) -> Tensor:
+def _clone(api, input: Tensor, memory_format) -> Tensor:
+    """``api`` (``torchlike.clone`` or ``Tensor.clone``) of ``input``: overrides by
+    ``__torch_function__`` first, then the copy in its layout."""
+    if type(input) is not Tensor and not _tf_state.disabled_all:
+        relevant = _overloaded_args((input,))
+        if relevant:
+            return handle_torch_function(api, relevant, (input,),
+                                         {"memory_format": memory_format})
     if not isinstance(input, Tensor):
         raise TypeError(f"clone(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
@@ -694,21 +701,11 @@ def clone(input: Tensor, *, memory_format: memory_format | None = preserve_forma
     >>> torch.zeros(1, 2, 3, 4).clone(memory_format=torch.channels_last).stride()
     (24, 1, 8, 2)
     """
-    if type(input) is not Tensor and not _tf_state.disabled_all:
-        relevant = _overloaded_args((input,))
-        if relevant:
-            return handle_torch_function(clone, relevant, (input,),
-                                         {"memory_format": memory_format})
-    return _clone(input, memory_format)
+    return _clone(clone, input, memory_format)
 
 
 def _clone_method(self, *, memory_format: memory_format | None = preserve_format) -> Tensor:
-    if type(self) is not Tensor and not _tf_state.disabled_all:
-        relevant = _overloaded_args((self,))
-        if relevant:
-            return handle_torch_function(_clone_method, relevant, (self,),
-                                         {"memory_format": memory_format})
-    return _clone(self, memory_format)
+    return _clone(_clone_method, self, memory_format)
 
 
 _clone_method.__name__ = "clone"

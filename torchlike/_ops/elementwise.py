@@ -23,7 +23,8 @@ from ._common import check_broadcast
 from .arithmetic import _select
 from .bind import FUNCTIONS
 from .elementwise_common import (_binary_samples, _dtype_title, _not_impl, _unary_samples, binary,
-                                 checks, reject, reject_common, tensors_only, unary)
+                                 checks, half_in_float32, reject, reject_common, tensors_only,
+                                 unary)
 from .samples import S, arr, with_atol
 from .spec import OpSpec, register
 
@@ -224,10 +225,7 @@ def _result_backward(f, backward):
     the result (``tanh_backward``, ``sigmoid_backward``): ``backward(grad, result)``,
     computed in float32 for half tensors and rounded once (Note [Half precision math] in
     elementwise_common.py)."""
-    def in_float32(x):
-        if x.dtype in (jnp.float16, jnp.bfloat16):
-            return f(x.astype(jnp.float32)).astype(x.dtype)
-        return f(x)
+    in_float32 = half_in_float32(f, grad=True)   # (its derivative is replaced below)
 
     @jax.custom_jvp
     def real(x):

@@ -35,7 +35,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import jax_device
 from .._core.grad_mode import _state as _grad_state
-from .._core.memory_formats import channels_last, channels_last_3d, is_contiguous_as
+from .._core.memory_formats import channels_last, channels_last_3d, is_contiguous_as, sort_dims
 from .._core.storage import INFERENCE_INPLACE_ERROR, Storage, contiguous_strides, is_contiguous
 from .._core.tensor import _LEGACY_NAMES, Tensor, _TypedStorage
 from .creation import checked_scalar
@@ -227,16 +227,7 @@ def _logical_to_physical(shape: tuple, stride: tuple, ambiguity_check: bool) -> 
             return -1
         return 1 if _ge(sa, sb) else 0
 
-    perm = list(reversed(range(nd)))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in reversed(range(i)):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = sort_dims(nd, should_swap)
     ambiguous = ambiguity_check and any(should_swap(perm[i], perm[i + 1]) != -1
                                         for i in range(nd - 1))
     return list(reversed(perm)), ambiguous
