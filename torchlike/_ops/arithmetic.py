@@ -255,7 +255,7 @@ def _pow(input, exponent):
 # ``(-0.0) ** 0.5`` is -0.0 and ``(-inf) ** 0.5`` is NaN. The derivative ``e * x ** (e -
 # 1)`` takes the same path, so ``x ** 0.5``'s gradient is ``0.5 * rsqrt(x)``. The
 # exponent is known when it is a concrete array; otherwise (the device scalar of an eager
-# call) the choice is a ``lax.switch`` on its value, one branch run per call.
+# call) every branch is computed and its value selects one.
 _POW_SPECIAL = (0.0, 1.0, 0.5, -0.5, -1.0, 2.0, 3.0, -2.0)
 
 
@@ -280,10 +280,14 @@ def _pow_scalar(x, e):
         v = complex(e) if jnp.iscomplexobj(e) else float(e)
         k = _POW_SPECIAL.index(v) if v in _POW_SPECIAL else len(_POW_SPECIAL)
         return branches[k](x, e)
-    k = len(_POW_SPECIAL)
-    for i, v in enumerate(_POW_SPECIAL):
-        k = jnp.where(e == v, i, k)
-    return jax.lax.switch(k, branches, x, e)
+    # one elementwise select over every branch: a ``lax.switch`` would run only one, but
+    # compiled five times slower (0.23 s against 0.045 s per new shape on CPU), which
+    # every eager ``x ** 2`` of a new shape pays; where the exponent is a constant of a
+    # compiled program, XLA drops the branches not taken
+    out = branches[-1](x, e)
+    for v, branch in zip(reversed(_POW_SPECIAL), reversed(branches[:-1])):
+        out = jnp.where(e == v, branch(x, e), out)
+    return out
 
 
 def _real_floats(*vals) -> bool:
