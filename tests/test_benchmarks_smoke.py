@@ -101,7 +101,7 @@ def test_train_step_interleaved_blocks(capsys):
     out = capsys.readouterr().out
     rows = _rows(out, impls)
     _assert_ran(rows, impls)
-    for impl, row in rows.items():
+    for _impl, row in rows.items():
         cells = row.split()
         blocks = [float(v) for v in cells[7:]]
         assert len(blocks) == 3 and float(cells[0]) == pytest.approx(

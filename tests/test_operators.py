@@ -22,7 +22,10 @@ def skip_comparison():
                     "(torchlike's half ran)")
 
 
-def check(fn, a=np.array([1.5, -2.0, 3.0], np.float32)):
+_CHECK_INPUT = np.array([1.5, -2.0, 3.0], np.float32)
+
+
+def check(fn, a=_CHECK_INPUT):
     """Run ``fn(x)`` with ``x`` a torchlike and (when installed) a PyTorch tensor made from
     ``a``, and compare the outcomes."""
     out = outcome(lambda: fn(tl.tensor(a)))
@@ -158,7 +161,7 @@ def test_real_of_real_tensor_is_itself_and_complex_parts():
         assert_same(tl.conj(z), torch.conj(torch.tensor([1 + 2j, -3j])).resolve_conj())
         assert_same(abs(z), abs(torch.tensor([1 + 2j, -3j])))
     with pytest.raises(RuntimeError, match="imag is not implemented"):
-        t.imag
+        _ = t.imag
 
 
 def test_float_power_inplace_error_text():

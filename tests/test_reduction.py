@@ -63,7 +63,7 @@ def test_aminmax_fields():
     x, rx = both(TIES)
     res = tl.aminmax(x, dim=1)
     assert res._fields == ("min", "max")
-    assert type(res) is getattr(tl.return_types, "aminmax")
+    assert type(res) is tl.return_types.aminmax
     if HAVE_TORCH:
         assert_same(res, torch.aminmax(rx, dim=1))
 

@@ -158,7 +158,8 @@ def test_weights_only_refuses_foreign_globals_without_running_them(tmp_path):
 
     path = tmp_path / "evil.pt"
     tl.save({"x": tl.ones(1), "evil": Evil()}, path)
-    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL (io|builtins).open"):
+    with pytest.raises(pickle.UnpicklingError,
+                       match="Unsupported global: GLOBAL (io|builtins).open"):
         tl.load(path)
     assert not marker.exists()
     with pytest.raises(pickle.UnpicklingError, match="posix.system|os.system"):

@@ -28,7 +28,7 @@ def _loop(mod, weights, scaled: bool, device_type: str, dtype_name: str):
     data = [(mod.tensor(x), mod.tensor(y)) for x, y in _data()]
     scaler = mod.amp.GradScaler(device_type, init_scale=2.0**10, growth_interval=2)
     losses, scales = [], []
-    for epoch in range(2):
+    for _epoch in range(2):
         for input, target in data:
             optimizer.zero_grad()
             # Runs the forward pass with autocasting.

@@ -220,8 +220,8 @@ def test_seed_003_detach_inplace():
 ])
 def test_grad_fn_names_and_next_functions(expr):
     def run(torch):
-        x = torch.tensor(np.abs(A) + 0.1, requires_grad=True)
-        y = torch.tensor(Bm)
+        x = torch.tensor(np.abs(A) + 0.1, requires_grad=True)  # noqa: F841 (read by eval)
+        y = torch.tensor(Bm)  # noqa: F841 (read by eval)
         return graph_of(eval(expr))
     a, b = both(run)
     parity_only()

@@ -27,8 +27,8 @@ B = rng.standard_normal((2, 3)).astype(np.float32)
 ])
 def test_names_and_edges_that_depend_on_the_call(expr):
     def run(torch):
-        x = torch.tensor(A, requires_grad=True)
-        y = torch.tensor(B, requires_grad=True)
+        x = torch.tensor(A, requires_grad=True)  # noqa: F841 (read by eval)
+        y = torch.tensor(B, requires_grad=True)  # noqa: F841 (read by eval)
         return graph_of(eval(expr))
     a, b = both(run)
     parity_only()

@@ -151,7 +151,8 @@ def test_layer_float64():
 def test_ties_go_to_the_first_maximum():
     x = np.zeros((1, 2, 4, 4), np.float32)
     x[0, 1, 1:3, :] = 1.0
-    for name, kw in (("MaxPool2d", dict(kernel_size=2)), ("AdaptiveMaxPool2d", dict(output_size=3))):
+    for name, kw in (("MaxPool2d", dict(kernel_size=2)),
+                     ("AdaptiveMaxPool2d", dict(output_size=3))):
         m, tm = _both(name, **kw)
         check_module(m, tm, [x])
 
@@ -271,8 +272,7 @@ def test_repr(name, args, kwargs):
     if not HAVE_TORCH:
         pytest.skip("PyTorch (test oracle) not installed: the printed text is compared")
     assert got == repr(tm).replace("torch.", "torchlike.")
-    assert [(k, tuple(v.shape)) for k, v in m.state_dict().items()] == \
-        [(k, tuple(v.shape)) for k, v in tm.state_dict().items()]
+    assert sd == [(k, tuple(v.shape)) for k, v in tm.state_dict().items()]
 
 
 def test_sequential_repr():

@@ -97,7 +97,7 @@ def test_uninitialized_parameter_and_buffer():
     assert p.requires_grad and not b.requires_grad and nn.parameter.is_lazy(b)
     assert isinstance(p, nn.Parameter) and b.persistent and repr(b) == "<UninitializedBuffer>"
     with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized"):
-        p.shape
+        _ = p.shape
     with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
         p + 1
     with pytest.raises(ValueError, match="UninitializedBuffer"):
@@ -115,9 +115,9 @@ def test_uninitialized_parameter_and_buffer():
     if HAVE_TORCH:
         tp = torch.nn.UninitializedParameter()
         with pytest.raises(RuntimeError) as err:
-            tp.shape
+            _ = tp.shape
         with pytest.raises(RuntimeError) as ours:
-            nn.UninitializedParameter().shape
+            _ = nn.UninitializedParameter().shape
         assert str(err.value) == str(ours.value)
 
 

@@ -276,7 +276,7 @@ def test_seed_forward_hooks_collect_features_per_child():
         total_feature_out.append(output)
         total_feature_in.append(input)
     model = Model()
-    for name, module in model.named_children():
+    for _name, module in model.named_children():
         module.register_forward_hook(hook_fn_forward)
     x = tl.Tensor([[1.0, 1.0, 1.0]]).requires_grad_()
     o = model(x).sum()

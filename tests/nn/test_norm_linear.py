@@ -24,7 +24,7 @@ def A(*shape, dtype="float32", low=-2.0, high=2.0):
     return rng.uniform(low, high, shape).astype(dtype)
 
 
-def I(*shape, high=10):
+def I(*shape, high=10):  # noqa: E743 (integer inputs; pairs with A)
     return rng.integers(0, high, shape).astype(np.int64)
 
 
@@ -45,7 +45,7 @@ def same_error(fn_tl, fn_torch):
     """Both raise the same exception type with the same message (without PyTorch:
     torchlike raises)."""
     if not HAVE_TORCH:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 (type varies by caller)
             fn_tl()
         return
     with pytest.raises(Exception) as ref:

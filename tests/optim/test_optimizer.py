@@ -88,7 +88,7 @@ def test_state_dict_torch_to_torchlike_resumes(case):
     o_tl = _opt(torchlike, name, tl.param_list(), kw)
     sd = to_torchlike_state(o_th.state_dict()) if HAVE_TORCH else o_th.state_dict()
     o_tl.load_state_dict(sd)
-    for k, st in o_tl.state_dict()["state"].items():
+    for _k, st in o_tl.state_dict()["state"].items():
         if "step" in st:
             assert st["step"].dtype is torchlike.float32 and st["step"].dim() == 0
     for _ in range(40):

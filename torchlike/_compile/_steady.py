@@ -219,7 +219,7 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
         assert plan[0] == "none"   # what an agnostic entry has besides "keep" and "new"
         ns[f"P{h}"] = found.holders[h]
         L.append(f"    P{h}._grad = None")
-    for j, (g, at) in enumerate(zip(found.generators, entry.gen_plan)):
+    for j, (_g, at) in enumerate(zip(found.generators, entry.gen_plan)):
         if at is not None:
             L.append(f"    GEN{j}._set_state_leaves(outs[{at}], outs[{at + 1}])")
     L.append("    cf._owned = owned")

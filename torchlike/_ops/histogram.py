@@ -567,7 +567,7 @@ def _histogramdd_bins(input: Tensor, bins):
                                 f"{type(b).__name__}")
         return None, list(bins)
     if isinstance(bins, (tuple, list)):
-        for i, b in enumerate(bins):
+        for _i, b in enumerate(bins):
             if not (_is_int(b) or isinstance(b, (bool, np.bool_))):
                 raise TypeError(f"histogramdd(): argument 'bins' failed to unpack the object "
                                 f"at pos 2 with error \"type must be tuple of ints,but got "

@@ -583,7 +583,7 @@ def _init(self, *args, **kwargs) -> None:
     it: a subclass whose ``__new__`` returns ``Tensor._make_subclass(cls, data)`` is
     called as ``cls(data)``, and Python then calls ``__init__`` with ``data`` too."""
     try:
-        self._storage
+        self._storage  # noqa: B018 (probe: set once the tensor was made)
     except AttributeError:
         _legacy_init(self, *args, **kwargs)
 

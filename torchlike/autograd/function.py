@@ -454,7 +454,7 @@ def _apply_traced(cls, args):
         for k, a in zip(state["attr_names"], attr_arrs):
             setattr(ctx, k, Tensor._wrap(a))
         grads = []
-        for c, (shape, dt), is_t in zip(cts, state["out_meta"], state["out_kinds"]):
+        for c, (_shape, dt), is_t in zip(cts, state["out_meta"], state["out_kinds"]):
             if not is_t or dt is None:
                 grads.append(None)
             else:

@@ -17,7 +17,8 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> None:
     warnings.warn(
         "The module torchlike.distributed.launch is deprecated and going to be removed in "
-        "future.Migrate to torchlike.distributed.run (PyTorch's torchrun)", FutureWarning)
+        "future.Migrate to torchlike.distributed.run (PyTorch's torchrun)", FutureWarning,
+        stacklevel=2)
     parser = get_args_parser("torchlike.distributed.launch")
     parser.add_argument("--use-env", "--use_env", action="store_true",
                         help="do not pass --local-rank; the script reads LOCAL_RANK")

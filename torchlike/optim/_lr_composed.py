@@ -26,14 +26,23 @@ class _ComposedScheduler(LRScheduler):
         ``ReduceLROnPlateau`` and steps ``optimizer``."""
         for scheduler_idx, scheduler in enumerate(schedulers):
             if not hasattr(scheduler, 'optimizer'):
-                raise TypeError(f'{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute.')
+                raise TypeError(f'{self.__class__.__name__} at index {scheduler_idx} should have '
+                                '`optimizer` as its attribute.')
             if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f'{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be specified when calling `step`, but got one at index {scheduler_idx} in the given schedulers sequence.')
+                raise ValueError(f'{self.__class__.__name__} does not support '
+                                 '`ReduceLROnPlateau` scheduler as it requires additional kwargs '
+                                 'to be specified when calling `step`, but got one at index '
+                                 f'{scheduler_idx} in the given schedulers sequence.')
             if optimizer != scheduler.optimizer:
-                raise ValueError(f'{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, which is different from {optimizer.__class__.__name__}.')
+                raise ValueError(f'{self.__class__.__name__} expects all schedulers to belong to '
+                                 'the same optimizer, but got scheduler '
+                                 f'{scheduler.__class__.__name__} at index {scheduler_idx} has '
+                                 f'{scheduler.optimizer}, which is different from '
+                                 f'{optimizer.__class__.__name__}.')
 
     def state_dict(self) -> dict[str, Any]:
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ('optimizer', '_schedulers')}
+        state_dict = {key: value for key, value in self.__dict__.items()
+                      if key not in ('optimizer', '_schedulers')}
         state_dict['_schedulers'] = [None] * len(self._schedulers)
         for idx, s in enumerate(self._schedulers):
             state_dict['_schedulers'][idx] = s.state_dict()
@@ -51,12 +60,17 @@ class SequentialLR(_ComposedScheduler):
     """Mirrors ``torch.optim.lr_scheduler.SequentialLR``: hands over from one scheduler to the
     next at each milestone."""
 
-    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int=-1) -> None:
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler],
+                 milestones: list[int], last_epoch: int=-1) -> None:
         if len(schedulers) < 1:
-            raise ValueError(f'{self.__class__.__name__} expects at least one scheduler, but got no scheduler.')
+            raise ValueError(f'{self.__class__.__name__} expects at least one scheduler, but '
+                             'got no scheduler.')
         self._check_schedulers(schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError(f'Sequential Schedulers expects number of schedulers provided to be one more than the number of milestone points, but got number of schedulers {len(schedulers)} and the number of milestones to be equal to {len(milestones)}')
+            raise ValueError('Sequential Schedulers expects number of schedulers provided to be '
+                             'one more than the number of milestone points, but got number of '
+                             f'schedulers {len(schedulers)} and the number of milestones to be '
+                             f'equal to {len(milestones)}')
         self._schedulers = schedulers
         self._milestones = milestones
         self.last_epoch = last_epoch + 1
@@ -92,7 +106,8 @@ class ChainedScheduler(_ComposedScheduler):
 
     def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None=None) -> None:
         if len(schedulers) < 1:
-            raise ValueError(f'{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler.')
+            raise ValueError(f'{self.__class__.__name__} expects at least one scheduler to be '
+                             'chained, but got no scheduler.')
         optimizer = optimizer or schedulers[0].optimizer
         self._check_schedulers(schedulers, optimizer)
         self._schedulers = schedulers
@@ -109,7 +124,10 @@ class ReduceLROnPlateau(LRScheduler):
     ``factor`` after ``patience`` epochs without improvement (``mode`` min/max,
     ``threshold_mode`` rel/abs, ``cooldown``, ``min_lr``, changes smaller than ``eps`` ignored)."""
 
-    def __init__(self, optimizer: Optimizer, mode: Literal['min', 'max']='min', factor: float=0.1, patience: int=10, threshold: float=0.0001, threshold_mode: Literal['rel', 'abs']='rel', cooldown: int=0, min_lr: list[float] | float=0, eps: float=1e-08) -> None:
+    def __init__(self, optimizer: Optimizer, mode: Literal['min', 'max']='min',
+                 factor: float=0.1, patience: int=10, threshold: float=0.0001,
+                 threshold_mode: Literal['rel', 'abs']='rel', cooldown: int=0,
+                 min_lr: list[float] | float=0, eps: float=1e-08) -> None:
         if factor >= 1.0:
             raise ValueError('Factor should be < 1.0.')
         self.factor = factor
@@ -118,7 +136,8 @@ class ReduceLROnPlateau(LRScheduler):
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(f'expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}')
+                raise ValueError(f'expected {len(optimizer.param_groups)} min_lrs, got '
+                                 f'{len(min_lr)}')
             self.default_min_lr = None
             self.min_lrs = list(min_lr)
         else:
@@ -161,7 +180,12 @@ class ReduceLROnPlateau(LRScheduler):
     def _reduce_lr(self, epoch) -> None:
         if len(self.optimizer.param_groups) != len(self.min_lrs):
             if self.default_min_lr is None:
-                raise RuntimeError(f'The number of param groups in the `optimizer` ({len(self.optimizer.param_groups)}) differs from when `ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param group being added to the optimizer. Please modify the `min_lrs` field to match the length of the `optimizer` param groups.')
+                raise RuntimeError('The number of param groups in the `optimizer` '
+                                   f'({len(self.optimizer.param_groups)}) differs from when '
+                                   f'`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), '
+                                   'usually due to a new param group being added to the '
+                                   'optimizer. Please modify the `min_lrs` field to match the '
+                                   'length of the `optimizer` param groups.')
             else:
                 self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
         for i, param_group in enumerate(self.optimizer.param_groups):
@@ -201,4 +225,5 @@ class ReduceLROnPlateau(LRScheduler):
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
-        self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
+        self._init_is_better(mode=self.mode, threshold=self.threshold,
+                             threshold_mode=self.threshold_mode)

@@ -19,7 +19,8 @@ from .optimizer import Optimizer
 def _start_momentums(optimizer: Optimizer, use_beta1: bool, max_momentums, base_momentums) -> None:
     """CyclicLR's and OneCycleLR's first step: each group's momentum (or Adam's beta1)
     starts at its maximum, and the group keeps both bounds, as PyTorch's do."""
-    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
+    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
+                                             optimizer.param_groups, strict=True):
         if use_beta1:
             group['betas'] = (m_momentum, *group['betas'][1:])
         else:
@@ -33,7 +34,14 @@ class CyclicLR(LRScheduler):
     or a custom ``scale_fn``; with ``cycle_momentum`` it cycles ``momentum`` (or Adam's beta1)
     inversely."""
 
-    def __init__(self, optimizer: Optimizer, base_lr: float | list[float], max_lr: float | list[float], step_size_up: int=2000, step_size_down: int | None=None, mode: Literal['triangular', 'triangular2', 'exp_range']='triangular', gamma: float=1.0, scale_fn: Callable[[float], float] | None=None, scale_mode: Literal['cycle', 'iterations']='cycle', cycle_momentum: bool=True, base_momentum: float=0.8, max_momentum: float=0.9, last_epoch: int=-1) -> None:
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float],
+                 max_lr: float | list[float], step_size_up: int=2000,
+                 step_size_down: int | None=None,
+                 mode: Literal['triangular', 'triangular2', 'exp_range']='triangular',
+                 gamma: float=1.0, scale_fn: Callable[[float], float] | None=None,
+                 scale_mode: Literal['cycle', 'iterations']='cycle', cycle_momentum: bool=True,
+                 base_momentum: float=0.8, max_momentum: float=0.9,
+                 last_epoch: int=-1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f'{type(optimizer).__name__} is not an Optimizer')
         self.optimizer = optimizer
@@ -57,7 +65,8 @@ class CyclicLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             if 'momentum' not in optimizer.defaults and 'betas' not in optimizer.defaults:
-                raise ValueError('optimizer must support momentum or beta1 with `cycle_momentum` option enabled')
+                raise ValueError('optimizer must support momentum or beta1 with `cycle_momentum` '
+                                 'option enabled')
             self.use_beta1 = 'betas' in self.optimizer.defaults
             self.base_momentums = _format_param('base_momentum', optimizer, base_momentum)
             self.max_momentums = _format_param('max_momentum', optimizer, max_momentum)
@@ -115,7 +124,8 @@ class CyclicLR(LRScheduler):
             lrs.append(lr)
         if self.cycle_momentum:
             momentums = []
-            for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums, strict=True):
+            for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums,
+                                                   strict=True):
                 base_height = (max_momentum - base_momentum) * scale_factor
                 if self.scale_mode == 'cycle':
                     momentum = max_momentum - base_height * self.scale_fn(cycle)
@@ -151,13 +161,15 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     restarted every ``T_i`` epochs, ``T_i`` growing by ``T_mult``; ``step(epoch)`` accepts
     fractional epochs."""
 
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int=1, eta_min: float=0.0, last_epoch: int=-1) -> None:
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int=1, eta_min: float=0.0,
+                 last_epoch: int=-1) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f'Expected positive integer T_0, but got {T_0}')
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f'Expected integer T_mult >= 1, but got {T_mult}')
         if not isinstance(eta_min, (float, int)):
-            raise ValueError(f'Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}')
+            raise ValueError(f'Expected float or int eta_min, but got {eta_min} of type '
+                             f'{type(eta_min)}')
         self.T_0 = T_0
         self.T_i = T_0
         self.T_mult = T_mult
@@ -167,7 +179,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self) -> list[float | Tensor]:
         _warn_get_lr_called_within_step(self)
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base_lr in self.base_lrs]
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
 
     def step(self, epoch=None) -> None:
         if epoch is None and self.last_epoch < 0:
@@ -210,7 +224,14 @@ class OneCycleLR(LRScheduler):
     """Mirrors ``torch.optim.lr_scheduler.OneCycleLR``: warm up to ``max_lr`` then anneal (cos or
     linear; ``three_phase``), cycling momentum or Adam's beta1 inversely; stepped per batch."""
 
-    def __init__(self, optimizer: Optimizer, max_lr: float | list[float], total_steps: int | None=None, epochs: int | None=None, steps_per_epoch: int | None=None, pct_start: float=0.3, anneal_strategy: Literal['cos', 'linear']='cos', cycle_momentum: bool=True, base_momentum: float | list[float]=0.85, max_momentum: float | list[float]=0.95, div_factor: float=25.0, final_div_factor: float=10000.0, three_phase: bool=False, last_epoch: int=-1) -> None:
+    def __init__(self, optimizer: Optimizer, max_lr: float | list[float],
+                 total_steps: int | None=None, epochs: int | None=None,
+                 steps_per_epoch: int | None=None, pct_start: float=0.3,
+                 anneal_strategy: Literal['cos', 'linear']='cos', cycle_momentum: bool=True,
+                 base_momentum: float | list[float]=0.85,
+                 max_momentum: float | list[float]=0.95, div_factor: float=25.0,
+                 final_div_factor: float=10000.0, three_phase: bool=False,
+                 last_epoch: int=-1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f'{type(optimizer).__name__} is not an Optimizer')
         self.optimizer = optimizer
@@ -222,19 +243,34 @@ class OneCycleLR(LRScheduler):
             if not isinstance(epochs, int) or epochs <= 0:
                 raise ValueError(f'Expected positive integer epochs, but got {epochs}')
             if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f'Expected positive integer steps_per_epoch, but got {steps_per_epoch}')
+                raise ValueError('Expected positive integer steps_per_epoch, but got '
+                                 f'{steps_per_epoch}')
             self.total_steps = epochs * steps_per_epoch
         else:
             raise ValueError('You must define either total_steps OR (epochs AND steps_per_epoch)')
         self._schedule_phases: list[_SchedulePhase]
         if three_phase:
-            self._schedule_phases = [{'end_step': float(pct_start * self.total_steps) - 1, 'start_lr': 'initial_lr', 'end_lr': 'max_lr', 'start_momentum': 'max_momentum', 'end_momentum': 'base_momentum'}, {'end_step': float(2 * pct_start * self.total_steps) - 2, 'start_lr': 'max_lr', 'end_lr': 'initial_lr', 'start_momentum': 'base_momentum', 'end_momentum': 'max_momentum'}, {'end_step': self.total_steps - 1, 'start_lr': 'initial_lr', 'end_lr': 'min_lr', 'start_momentum': 'max_momentum', 'end_momentum': 'max_momentum'}]
+            self._schedule_phases = [
+                {'end_step': float(pct_start * self.total_steps) - 1, 'start_lr': 'initial_lr',
+                 'end_lr': 'max_lr', 'start_momentum': 'max_momentum',
+                 'end_momentum': 'base_momentum'},
+                {'end_step': float(2 * pct_start * self.total_steps) - 2, 'start_lr': 'max_lr',
+                 'end_lr': 'initial_lr', 'start_momentum': 'base_momentum',
+                 'end_momentum': 'max_momentum'},
+                {'end_step': self.total_steps - 1, 'start_lr': 'initial_lr', 'end_lr': 'min_lr',
+                 'start_momentum': 'max_momentum', 'end_momentum': 'max_momentum'}]
         else:
-            self._schedule_phases = [{'end_step': float(pct_start * self.total_steps) - 1, 'start_lr': 'initial_lr', 'end_lr': 'max_lr', 'start_momentum': 'max_momentum', 'end_momentum': 'base_momentum'}, {'end_step': self.total_steps - 1, 'start_lr': 'max_lr', 'end_lr': 'min_lr', 'start_momentum': 'base_momentum', 'end_momentum': 'max_momentum'}]
+            self._schedule_phases = [
+                {'end_step': float(pct_start * self.total_steps) - 1, 'start_lr': 'initial_lr',
+                 'end_lr': 'max_lr', 'start_momentum': 'max_momentum',
+                 'end_momentum': 'base_momentum'},
+                {'end_step': self.total_steps - 1, 'start_lr': 'max_lr', 'end_lr': 'min_lr',
+                 'start_momentum': 'base_momentum', 'end_momentum': 'max_momentum'}]
         if pct_start < 0 or pct_start > 1 or (not isinstance(pct_start, float)):
             raise ValueError(f'Expected float between 0 and 1 pct_start, but got {pct_start}')
         if anneal_strategy not in ['cos', 'linear']:
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
         else:
             self._anneal_func_type = anneal_strategy
         max_lrs = _format_param('max_lr', self.optimizer, max_lr)
@@ -246,7 +282,8 @@ class OneCycleLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
             if 'momentum' not in self.optimizer.defaults and 'betas' not in self.optimizer.defaults:
-                raise ValueError('optimizer must support momentum or beta1 with `cycle_momentum` option enabled')
+                raise ValueError('optimizer must support momentum or beta1 with `cycle_momentum` '
+                                 'option enabled')
             self.use_beta1 = 'betas' in self.optimizer.defaults
             max_momentums = _format_param('max_momentum', optimizer, max_momentum)
             base_momentums = _format_param('base_momentum', optimizer, base_momentum)
@@ -279,16 +316,19 @@ class OneCycleLR(LRScheduler):
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
-            raise ValueError(f'Tried to step {step_num} times. The specified number of total steps is {self.total_steps}')
+            raise ValueError(f'Tried to step {step_num} times. The specified number of total '
+                             f'steps is {self.total_steps}')
         for group in self.optimizer.param_groups:
             start_step = 0.0
             for i, phase in enumerate(self._schedule_phases):
                 end_step = phase['end_step']
                 if step_num <= end_step or i == len(self._schedule_phases) - 1:
                     pct = (step_num - start_step) / (end_step - start_step)
-                    computed_lr = self._anneal_func(group[phase['start_lr']], group[phase['end_lr']], pct)
+                    computed_lr = self._anneal_func(group[phase['start_lr']],
+                                                    group[phase['end_lr']], pct)
                     if self.cycle_momentum:
-                        computed_momentum = self._anneal_func(group[phase['start_momentum']], group[phase['end_momentum']], pct)
+                        computed_momentum = self._anneal_func(group[phase['start_momentum']],
+                                                              group[phase['end_momentum']], pct)
                     break
                 start_step = phase['end_step']
             lrs.append(computed_lr)

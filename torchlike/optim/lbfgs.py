@@ -1,10 +1,10 @@
 """``LBFGS``: mirrors ``torch.optim.LBFGS``.
 
 Unlike the other optimizers, L-BFGS is a control loop (line search, history updates, stopping
-tests that branch on values), so it runs eagerly over one flat JAX vector, following PyTorch's algorithm
-line by line so that the iterates match. Scalars such as ``gtd``, ``ys`` and the first step
-length stay 0-d arrays of the parameter dtype, as they stay 0-d tensors in PyTorch, and
-parameters are written in place through ``Tensor._set_value``. State entries are stored as
+tests that branch on values), so it runs eagerly over one flat JAX vector, following PyTorch's
+algorithm line by line so that the iterates match. Scalars such as ``gtd``, ``ys`` and the
+first step length stay 0-d arrays of the parameter dtype, as they stay 0-d tensors in PyTorch,
+and parameters are written in place through ``Tensor._set_value``. State entries are stored as
 tensors (``d``, ``old_dirs``...), as in PyTorch.
 """
 

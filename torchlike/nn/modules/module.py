@@ -440,7 +440,7 @@ class Module(_ModuleHooks, _ModuleStateDict):
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for key, param in self._parameters.items():
+        for _key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
