@@ -181,13 +181,19 @@ register(OpSpec(
     out_names=("values", "indices"), nondiff_outputs=(1,),
     doc="Mirrors ``torch.kthvalue`` -> ``(values, indices)`` of the k-th smallest; among "
         "ties the index is the one PyTorch's CPU quickselect returns.",
-    samples=lambda: [S(arr(3, 5), 2), S(arr(3, 5), 1, 0), S(arr(3, 5), 5, -1, True),
-                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 2),
-                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 5),
-                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 4),
-                     S(np.ones(5, np.float32), 3), S(np.full(9, 2.0, np.float32), 4),
-                     S(_ties(), 2), S(_ties(), 2, 0), S(arr(), 1), S(arr(3, 5), 6),
-                     S(arr(3, 5), 0), S(np.array([1.0, np.nan, 0.5, np.nan], np.float32), 3),
+    # Every sample's gradient compiles quickselect twice (over a second): the gradient
+    # is a gather at the returned index, which the forward samples' index parity
+    # covers, so only the first sample, the ties and the 3-d one are differentiated.
+    samples=lambda: [S(arr(3, 5), 2), S(arr(3, 5), 1, 0, grad=False),
+                     S(arr(3, 5), 5, -1, True, grad=False),
+                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 2, grad=False),
+                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 5, grad=False),
+                     S(np.array([3., 1, 3, 2, 1, 3, 2], np.float32), 4, grad=False),
+                     S(np.ones(5, np.float32), 3, grad=False),
+                     S(np.full(9, 2.0, np.float32), 4, grad=False),
+                     S(_ties(), 2), S(_ties(), 2, 0, grad=False), S(arr(), 1, grad=False),
+                     S(arr(3, 5), 6), S(arr(3, 5), 0),
+                     S(np.array([1.0, np.nan, 0.5, np.nan], np.float32), 3, grad=False),
                      S(arr(9, dtype="int64", low=-1, high=1), 4, grad=False),
                      S(arr(2, 3, 4), 2, dim=1)]))
 
