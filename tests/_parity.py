@@ -5,6 +5,7 @@ the comparisons are skipped: torchlike is still run."""
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 
@@ -25,6 +26,16 @@ requires_torch = pytest.mark.skipif(not HAVE_TORCH, reason="PyTorch (test oracle
 
 
 FWS = ["tl", "torch"] if HAVE_TORCH else ["tl"]   # the frameworks a test can run in
+
+# The secondary sweeps over the op table (second order, out=, the generated recorders)
+# take the first few samples of each op; TORCHLIKE_ALL_SAMPLES=1 runs every sample (the
+# first-order forward and gradient parity in test_op_table.py always runs every sample).
+ALL_SAMPLES = bool(os.environ.get("TORCHLIKE_ALL_SAMPLES"))
+
+
+def samples_per_op(default: int) -> int | None:
+    """How many samples of each op a secondary sweep runs (None: all)."""
+    return None if ALL_SAMPLES else default
 
 
 def fw_module(fw: str):

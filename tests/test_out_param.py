@@ -1,6 +1,7 @@
 """``out=`` of the table's functions (Note [out= of table functions]).
 
-Every table function is called over its sample inputs with ``out=``: those PyTorch
+Every table function is called over its first sample inputs (all of them with
+TORCHLIKE_ALL_SAMPLES=1) with ``out=``: those PyTorch
 gives ``out`` must write the result into it and return it (same values, dtype and
 shape as PyTorch); with ``out`` of another dtype, both accept or both refuse with the
 same exception type; the others refuse ``out`` with a TypeError, as PyTorch's do.
@@ -20,7 +21,7 @@ from torchlike._ops.samples import samples_of
 from torchlike._ops.spec import OPS
 
 from ._parity import (HAVE_TORCH, assert_same, convert, outcome, parity, raises_in_both,
-                      same_first_error, torch)
+                      same_first_error, samples_per_op, torch)
 
 
 def _fname(spec):
@@ -97,6 +98,7 @@ _PYTORCH_BUGS_OTHER_DTYPE = {("ldexp", 0), ("ldexp", 1), ("ldexp", 4)}
 
 
 def _cases(names, bugs=frozenset(), most=None):
+    """The first ``most`` samples of each function (all: None)."""
     return [pytest.param(n, i, id=f"{n}-{i}") for n in names
             for i in range(min(len(FUNCS[n]), most or len(FUNCS[n])))
             if (n, i) not in _PYTORCH_BUGS | bugs]
@@ -113,7 +115,7 @@ def test_diff_of_an_empty_input_into_out():
     assert tl.diff(tl.empty(0), out=out) is out and tuple(out.shape) == (0,)
 
 
-@pytest.mark.parametrize("name,i", _cases(WITH_OUT))
+@pytest.mark.parametrize("name,i", _cases(WITH_OUT, most=samples_per_op(5)))
 def test_out_of_the_result_dtype(name, i):
     """``out`` of the result's dtype (and no elements) receives the result."""
     smp = FUNCS[name][i]
@@ -174,7 +176,8 @@ def _compare(name, out, rout, plain, smp):
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="which dtypes an out may have is PyTorch's rule")
-@pytest.mark.parametrize("name,i", _cases(WITH_OUT, _PYTORCH_BUGS_OTHER_DTYPE, most=6))
+@pytest.mark.parametrize("name,i", _cases(WITH_OUT, _PYTORCH_BUGS_OTHER_DTYPE,
+                                             most=samples_per_op(2)))
 def test_out_of_another_dtype(name, i):
     """``out`` of another dtype: both accept (equal values) or both refuse alike."""
     smp = FUNCS[name][i]

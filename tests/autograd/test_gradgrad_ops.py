@@ -1,7 +1,7 @@
 """Second-order parity over the op table: for every differentiable op, the gradient of
 (a weighted sum of) the first-order gradients w.r.t. the inputs, against PyTorch's
-double backward. Each op runs its first two differentiable samples here (every sample
-runs first order in test_op_table.py); set TORCHLIKE_ALL_SAMPLES=1 to run all of them."""
+double backward. Each op runs its first differentiable sample here (every sample runs
+first order in test_op_table.py); set TORCHLIKE_ALL_SAMPLES=1 to run all of them."""
 
 from __future__ import annotations
 
@@ -12,15 +12,14 @@ import torchlike as tl
 from torchlike._ops.samples import samples_of
 from torchlike._ops.spec import OPS
 
-from .._parity import HAVE_TORCH, assert_same, convert, torch
+from .._parity import HAVE_TORCH, assert_same, convert, samples_per_op, torch
 
 PUBLIC = [s for s in OPS.values() if not s.name.startswith("_") and (s.function or s.method)
           and s.differentiable]
 
 
 def _cases():
-    import os
-    per_op = None if os.environ.get("TORCHLIKE_ALL_SAMPLES") else 2
+    per_op = samples_per_op(1)
     out = []
     for spec in PUBLIC:
         taken = 0

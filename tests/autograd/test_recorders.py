@@ -19,7 +19,7 @@ from torchlike._ops.spec import OPS
 from torchlike.autograd._recorders import fast_recorder
 from torchlike.autograd.graph import AccumulateGrad, OpNode, record_op
 
-from .._parity import convert
+from .._parity import convert, samples_per_op
 
 PUBLIC = [s for s in OPS.values() if not s.name.startswith("_") and (s.function or s.method)
           and s.differentiable]
@@ -27,10 +27,11 @@ PUBLIC = [s for s in OPS.values() if not s.name.startswith("_") and (s.function 
 
 def _cases():
     out = []
+    per_op = samples_per_op(2)
     for spec in PUBLIC:
         taken = 0
         for i, smp in enumerate(samples_of(spec)):
-            if smp.grad and taken < 3:
+            if smp.grad and (per_op is None or taken < per_op):
                 out.append(pytest.param(spec, smp, id=f"{spec.name}-{i}"))
                 taken += 1
     return out
