@@ -152,13 +152,9 @@ def suggest_memory_format(shape, stride) -> memory_format:
     """``TensorBase::suggest_memory_format()``: the format whose strides these resemble
     (``channels_last`` for a 4-d tensor strided like NHWC, ``channels_last_3d`` for a 5-d
     one strided like NDHWC, else ``contiguous_format``)."""
-    n = len(shape)
-    if n == 4:
-        if _strides_like_channels_last(shape, stride):
-            return channels_last
-    elif n == 5:
-        if _strides_like_channels_last(shape, stride):
-            return channels_last_3d
+    fmt = _CL_FORMAT.get(len(shape))
+    if fmt is not None and _strides_like_channels_last(shape, stride):
+        return fmt
     return contiguous_format
 
 
