@@ -562,3 +562,22 @@ def test_unsafe_split_errors():
                "split_with_sizes expects split_sizes to sum exactly to 4")
     same_error(lambda m: m.unsafe_chunk(m.ones(4), 0), RuntimeError,
                "chunk expects `chunks` to be greater than 0, got: 0")
+
+
+@pytest.mark.parametrize("name", ["e", "pi", "inf", "nan", "newaxis"])
+def test_numeric_constants(name):
+    """``torch.e``/``pi``/``inf``/``nan`` are Python floats and ``torch.newaxis`` is None,
+    so they mix with tensors as numbers do and index as None does."""
+    import math
+    want = None if name == "newaxis" else getattr(math, name)
+    got = getattr(tl, name)
+    assert type(got) is type(want)
+    assert got == want or (got != got and want != want)
+    if HAVE_TORCH:
+        t = getattr(torch, name)
+        assert type(t) is type(got) and (t == got or (t != t and got != got))
+    x = tl.ones(2, 3)
+    if name == "newaxis":
+        assert x[tl.newaxis].shape == (1, 2, 3)
+    else:
+        assert (x * got).dtype == tl.float32

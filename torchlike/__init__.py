@@ -9,6 +9,12 @@ import jax as _jax
 # PyTorch has int64/float64; JAX needs x64 enabled for them. float32 stays the default.
 _jax.config.update("jax_enable_x64", True)
 
+# Numeric constants, as ``torch.e``/``pi``/``inf``/``nan`` (Python floats from ``math``) and
+# ``torch.newaxis`` (None, for indexing)
+from math import e, inf, nan, pi  # noqa: E402
+
+newaxis: None = None
+
 from ._core.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402
                           float32, float64, get_default_dtype, int8, int16, int32, int64,
                           promote_types, result_type, set_default_dtype, uint8, can_cast)
