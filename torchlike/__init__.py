@@ -45,7 +45,7 @@ from ._ops.creation import (arange, as_tensor, asarray, empty, empty_like, eye, 
 from . import _tensor_str, autograd, backends, cuda, nn, return_types, testing  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,E501
 from . import serialization  # noqa: E402
-from . import distributed, multiprocessing  # noqa: E402,F401
+from . import accelerator, distributed, multiprocessing  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402
 
 globals().update(_ops.FUNCTIONS)

@@ -3,12 +3,16 @@ backend ('cuda' means GPU, else TPU, as seen by JAX)."""
 
 from __future__ import annotations
 
-from .._core.device import _default_device_stack, accelerator_devices, device
+from .._core.device import _default_device_stack, accelerator_devices
+from .memory import (_current, check_index, empty_cache, index_of,  # noqa: F401
+                     max_memory_allocated, max_memory_reserved, memory_allocated,
+                     memory_reserved, memory_stats)
 
 __all__ = ["is_available", "device_count", "current_device", "get_device_name",
-           "set_device", "synchronize", "manual_seed", "manual_seed_all", "is_initialized"]
-
-_current = [0]
+           "get_device_properties", "get_device_capability", "is_bf16_supported",
+           "set_device", "synchronize", "manual_seed", "manual_seed_all", "is_initialized",
+           "empty_cache", "memory_stats", "memory_allocated", "max_memory_allocated",
+           "memory_reserved", "max_memory_reserved"]
 
 
 def is_available() -> bool:
@@ -25,33 +29,70 @@ def is_initialized() -> bool:
     return is_available()
 
 
-def _check(idx: int) -> None:
-    n = device_count()
-    if n == 0:
-        raise RuntimeError("no CUDA/accelerator device is available to JAX; torchlike.cuda "
-                           "calls need a GPU or TPU backend")
-    if not 0 <= idx < n:
-        raise RuntimeError(f"CUDA error: invalid device ordinal {idx} (device_count() = {n})")
-
-
 def current_device() -> int:
     """Mirrors ``torch.cuda.current_device``."""
-    _check(_current[0])
+    check_index(_current[0])
     return _current[0]
 
 
 def set_device(d) -> None:
     """Mirrors ``torch.cuda.set_device`` (sets the default index used by 'cuda')."""
-    idx = d if isinstance(d, int) else (device(d).index or 0)
-    _check(idx)
+    idx = index_of(d)
+    check_index(idx)
     _current[0] = idx
+
+
+def _jax_device(d):
+    idx = index_of(d)
+    check_index(idx)
+    return accelerator_devices()[idx]
 
 
 def get_device_name(d=None) -> str:
     """Mirrors ``torch.cuda.get_device_name``: the JAX device's kind."""
-    idx = _current[0] if d is None else (d if isinstance(d, int) else (device(d).index or 0))
-    _check(idx)
-    return accelerator_devices()[idx].device_kind
+    return _jax_device(d).device_kind
+
+
+def get_device_capability(d=None) -> tuple:
+    """Mirrors ``torch.cuda.get_device_capability``: ``(major, minor)`` of a GPU's compute
+    capability; ``(0, 0)`` for a TPU, which has none."""
+    return _capability(_jax_device(d))
+
+
+def _capability(dev) -> tuple:
+    cc = getattr(dev, "compute_capability", None)
+    if not cc:
+        return (0, 0)
+    major, _, minor = str(cc).partition(".")
+    return (int(major), int(minor or 0))
+
+
+class _DeviceProperties:
+    """What ``torch.cuda.get_device_properties`` returns, for the fields JAX knows."""
+
+    def __init__(self, dev):
+        self.name = dev.device_kind
+        self.major, self.minor = _capability(dev)
+        self.total_memory = int((dev.memory_stats() or {}).get("bytes_limit", 0))
+        self.multi_processor_count = int(getattr(dev, "core_count", 0) or 0)
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(d=None) -> _DeviceProperties:
+    """Mirrors ``torch.cuda.get_device_properties``: ``name``, ``major``/``minor``,
+    ``total_memory`` (XLA's memory limit for the device) and ``multi_processor_count``;
+    PyTorch's other fields are not there."""
+    return _DeviceProperties(_jax_device(d))
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Mirrors ``torch.cuda.is_bf16_supported``: True where there is an accelerator (XLA
+    computes bfloat16 on every GPU and TPU it supports), False without one."""
+    return is_available()
 
 
 def synchronize(d=None) -> None:
