@@ -6,5 +6,5 @@ from .modules import (Module, ModuleDict, ModuleList, ParameterDict, ParameterLi
                       Sequential)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .modules.flax_module import FlaxModule  # noqa: F401
-from . import parallel  # noqa: F401
+from . import attention, parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
