@@ -151,7 +151,7 @@ def test_data_dependent_ops_refuse_tracing():
     import jax
 
     from torchlike._core.tensor import Tensor
-    from torchlike._ops.dispatch import TracedValueError
+    from torchlike._core.traced import TracedValueError
 
     def f(v):
         return tl.unique(Tensor._wrap(v))._value

@@ -709,7 +709,7 @@ def _rebuild_tensor(cls, arr, requires_grad, state, stride=None):
 
 def _host(arr) -> np.ndarray:
     if isinstance(arr, jax.core.Tracer):
-        from .._ops.dispatch import concretization_error
+        from .traced import concretization_error
         raise concretization_error()
     return np.asarray(arr)
 

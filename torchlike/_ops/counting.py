@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor, wrap_dim
-from .dispatch import concretization_error
+from .._core.traced import concretization_error
 from .reduction_common import _is_int_like, _overloaded, _short
 from .samples import S, arr
 from .spec import OpSpec, register

@@ -36,7 +36,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -54,7 +53,7 @@ from .scalars import SCALARS, device_scalar
 from .spec import OPS, OpSpec, Scalar
 from .torch_function import _overloaded_args, _tf_disabled, _tf_state, handle_torch_function
 
-__all__ = ["dispatch", "call_op", "prepare", "concretization_error"]
+__all__ = ["dispatch", "call_op", "prepare"]
 
 _np_inexact = (np.floating, np.complexfloating)
 
@@ -767,31 +766,6 @@ def call_op(name: str, *args, **kwargs):
     """Run a table op by name (for library code that is not user-facing)."""
     spec = OPS[name]
     return _plan_of(spec).run(spec.api, args, kwargs)
-
-
-# ---------------------------------------------------------------------------
-# errors
-class TracedValueError(RuntimeError):
-    pass
-
-
-_PKG_DIR = __file__.rsplit("/_ops/", 1)[0] + "/"
-
-
-def concretization_error() -> RuntimeError:
-    """The error for Python code that needs a tensor's value while it is being traced."""
-    frame = sys._getframe(1)
-    where = ""
-    while frame is not None:
-        if not frame.f_code.co_filename.startswith(_PKG_DIR):
-            where = f" (at {frame.f_code.co_filename}:{frame.f_lineno})"
-            break
-        frame = frame.f_back
-    return TracedValueError(
-        "a tensor's value was needed in Python while the function is being traced for "
-        f"compilation{where}: .item(), .tolist(), bool(), int() or `if tensor:` cannot run "
-        "on traced values. Express the branch with torchlike.where(cond, a, b), or do it "
-        "outside the compiled function.")
 
 
 _ = (builtins, _np_inexact)

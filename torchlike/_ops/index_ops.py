@@ -378,7 +378,7 @@ def _masked_select_count(vals):
         return None
     h = _host_values(mask)
     if h is None:
-        from .dispatch import concretization_error
+        from .._core.traced import concretization_error
         raise concretization_error()
     shape = np.broadcast_shapes(input._shape, mask._shape)
     return int(np.broadcast_to(h, shape).sum())

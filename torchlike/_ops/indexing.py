@@ -186,7 +186,7 @@ def _parse(t: Tensor, key, select_scalars: bool = True, check: bool = True) -> _
             if not mshape:
                 # 0-d bool: indexes a new size-1 dimension with [0] (True) or [] (False)
                 if isinstance(a, jax.core.Tracer):
-                    from .dispatch import concretization_error
+                    from .._core.traced import concretization_error
                     raise concretization_error()
                 h = bool(np.asarray(a))
                 desc.append(("b0", h, dim + n_b0))
@@ -245,7 +245,7 @@ def _check_entries(entries, masks, sliced, arrays):
             warnings.warn("indexing with dtype torchlike.uint8 is now deprecated, please use a "
                           "dtype torchlike.bool instead.", UserWarning, stacklevel=5)
         if isinstance(a, jax.core.Tracer):
-            from .dispatch import concretization_error
+            from .._core.traced import concretization_error
             raise concretization_error()
         for j, z in enumerate(np.nonzero(np.asarray(a).astype(bool))):
             arrays[first + j] = z.astype(np.int64)

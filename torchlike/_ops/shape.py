@@ -115,7 +115,7 @@ def _ri_output_size(vals):
         return int(repeats) * n
     h = _repeats_value(repeats)
     if h is None:
-        from .dispatch import concretization_error
+        from .._core.traced import concretization_error
         raise concretization_error()
     if h.size == 1:
         n = input._shape[dim % input.dim()] if dim is not None and input.dim() else \

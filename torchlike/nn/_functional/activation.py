@@ -331,7 +331,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if is_traced(tensor):
         if num_classes == -1:
-            from ..._ops.dispatch import concretization_error
+            from ..._core.traced import concretization_error
             raise concretization_error()
     elif tensor.numel():
         v = host(tensor)
