@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     scatter,
     shape,
     sorting,
+    special_functions,
     splitting,
     statistics,
     strided,

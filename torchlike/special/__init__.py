@@ -1,9 +1,9 @@
 """``torchlike.special``: mirrors ``torch.special``.
 
-Each function runs a table op (see ``torchlike/_ops/elementwise.py``): the ones PyTorch
-also has as ``torch.<name>`` share that op, the others (``erfcx``, ``ndtr``, ...) are
-declared there as ``special_<name>``. ``softmax``, ``log_softmax`` and ``logsumexp`` are
-not provided here.
+Each function runs a table op: the ones PyTorch also has as ``torch.<name>`` share that
+op, the others (``erfcx``, ``ndtr``, ...) are declared in
+``torchlike/_ops/special_functions.py`` as ``special_<name>``. ``softmax``,
+``log_softmax`` and ``logsumexp`` are not provided here.
 """
 
 from __future__ import annotations
