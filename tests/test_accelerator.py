@@ -4,6 +4,7 @@ and against a stand-in JAX device for the statistics' mapping."""
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import torchlike as tl
 from torchlike._core import device as device_mod
 from torchlike.cuda import memory as memory_mod
+from torchlike.cuda import streams as streams_mod
 
 from ._parity import HAVE_TORCH, torch
 
@@ -20,7 +22,7 @@ NONE = "Cannot access accelerator device when none is available."
 @pytest.fixture
 def no_accelerator(monkeypatch):
     monkeypatch.setattr(device_mod, "accelerator_devices", lambda: ())
-    for mod in (memory_mod, tl.cuda, tl.accelerator):
+    for mod in (memory_mod, streams_mod, tl.cuda, tl.accelerator):
         monkeypatch.setattr(mod, "accelerator_devices", lambda: ())
 
 
@@ -43,7 +45,7 @@ class _FakeGpu:
 @pytest.fixture
 def two_gpus(monkeypatch):
     gpus = (_FakeGpu(0), _FakeGpu(1))
-    for mod in (memory_mod, tl.cuda, tl.accelerator):
+    for mod in (memory_mod, streams_mod, tl.cuda, tl.accelerator):
         monkeypatch.setattr(mod, "accelerator_devices", lambda: gpus)
     monkeypatch.setattr(memory_mod, "_current", [0])
     monkeypatch.setattr(tl.cuda, "_current", memory_mod._current)
@@ -170,3 +172,45 @@ def test_sdpa_kernel_like_pytorch():
                 with tk(bad):
                     pass
             assert str(ours.value) == str(theirs.value)
+
+
+def test_synchronize_waits_for_issued_work(no_accelerator):
+    x = tl.randn(400, 400)
+    for _ in range(6):
+        x = x @ x / 400.0
+    tl.cuda.synchronize()
+    assert x._value.is_ready()
+
+
+def test_events_time_the_work_between_them(two_gpus):
+    for g in two_gpus:
+        g.platform = "cpu"
+    start, end = tl.cuda.Event(enable_timing=True), tl.cuda.Event(enable_timing=True)
+    start.record()
+    time.sleep(0.02)
+    end.record()
+    tl.cuda.synchronize()
+    assert 15.0 <= start.elapsed_time(end) < 5000.0
+    assert end.query() and start.elapsed_time(end) > 0
+    plain = tl.cuda.Event()
+    plain.record()
+    with pytest.raises(ValueError, match=r"^Both events must be created with argument "
+                                         r"'enable_timing=True'\.$"):
+        start.elapsed_time(plain)
+    with pytest.raises(ValueError, match=r"^Both events must be recorded before "
+                                         r"calculating elapsed time\.$"):
+        start.elapsed_time(tl.cuda.Event(enable_timing=True))
+    s = tl.cuda.current_stream()
+    assert s == tl.cuda.default_stream() and s.query()
+    with tl.cuda.stream(tl.cuda.Stream()):
+        y = tl.ones(3) * 2
+    s.wait_stream(tl.cuda.Stream())
+    ev = s.record_event()
+    assert isinstance(ev, tl.cuda.Event) and ev._time is not None
+    assert y.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_streams_and_events_need_an_accelerator(no_accelerator):
+    for make in (tl.cuda.Event, tl.cuda.Stream, tl.cuda.current_stream):
+        with pytest.raises(RuntimeError, match="no CUDA/accelerator"):
+            make()

@@ -7,12 +7,14 @@ from .._core.device import _default_device_stack, accelerator_devices
 from .memory import (_current, check_index, empty_cache, index_of,  # noqa: F401
                      max_memory_allocated, max_memory_reserved, memory_allocated,
                      memory_reserved, memory_stats)
+from .streams import Event, Stream, current_stream, default_stream, stream, synchronize
 
 __all__ = ["is_available", "device_count", "current_device", "get_device_name",
            "get_device_properties", "get_device_capability", "is_bf16_supported",
            "set_device", "synchronize", "manual_seed", "manual_seed_all", "is_initialized",
            "empty_cache", "memory_stats", "memory_allocated", "max_memory_allocated",
-           "memory_reserved", "max_memory_reserved"]
+           "memory_reserved", "max_memory_reserved", "Event", "Stream", "current_stream",
+           "default_stream", "stream"]
 
 
 def is_available() -> bool:
@@ -93,12 +95,6 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
     """Mirrors ``torch.cuda.is_bf16_supported``: True where there is an accelerator (XLA
     computes bfloat16 on every GPU and TPU it supports), False without one."""
     return is_available()
-
-
-def synchronize(d=None) -> None:
-    """Mirrors ``torch.cuda.synchronize``: waits for all pending JAX work."""
-    import jax
-    jax.effects_barrier()
 
 
 def manual_seed(seed: int) -> None:
