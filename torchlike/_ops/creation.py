@@ -387,38 +387,39 @@ _LIKE_DOC = """
     non-overlapping and dense, else dense strides in the order of ``input``'s."""
 
 
+def _made_like(fname: str, make, input: Tensor, dtype, device, requires_grad: bool,
+               memory_format) -> Tensor:
+    """``make(shape, dtype=, device=, requires_grad=)`` at ``input``'s shape, dtype and
+    device unless given, laid out as ``memory_format`` says; errors name ``fname``."""
+    stride = like_strides(fname, input, memory_format)
+    dt, dev = _like(input, dtype, device)
+    return make(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
+
+
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.zeros_like``."""
-    stride = like_strides("zeros_like", input, memory_format)
-    dt, dev = _like(input, dtype, device)
-    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
+    return _made_like("zeros_like", zeros, input, dtype, device, requires_grad, memory_format)
 
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.ones_like``."""
-    stride = like_strides("ones_like", input, memory_format)
-    dt, dev = _like(input, dtype, device)
-    return ones(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
+    return _made_like("ones_like", ones, input, dtype, device, requires_grad, memory_format)
 
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.empty_like`` (zero-filled)."""
-    stride = like_strides("empty_like", input, memory_format)
-    dt, dev = _like(input, dtype, device)
-    return zeros(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
+    return _made_like("empty_like", zeros, input, dtype, device, requires_grad, memory_format)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format: memory_format | None = preserve_format
               ) -> Tensor:
     """Mirrors ``torch.full_like``: keeps ``input``'s dtype unless given."""
-    stride = like_strides("full_like", input, memory_format)
-    dt, dev = _like(input, dtype, device)
-    return full(input._shape, fill_value, dtype=dt, device=dev,
-                requires_grad=requires_grad)._lay_out(stride)
+    return _made_like("full_like", lambda shape, **kw: full(shape, fill_value, **kw), input,
+                      dtype, device, requires_grad, memory_format)
 
 
 for _f in (zeros_like, ones_like, empty_like, full_like):
