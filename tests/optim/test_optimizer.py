@@ -36,6 +36,7 @@ ROUND_TRIP = [
     ("Adagrad", dict(lr=0.05, lr_decay=0.01)),
     ("Adadelta", dict()),
     ("ASGD", dict(lr=0.05, t0=10)),
+    ("Adafactor", dict(lr=0.05, weight_decay=0.01)),
 ]
 
 
@@ -400,7 +401,8 @@ def test_state_dict_hooks():
 
 
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-                                  "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS"])
+                                  "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS",
+                                  "Adafactor"])
 def test_repr_and_defaults_match_torch(name):
     tl, th = make_pair()
     o_tl = getattr(torchlike.optim, name)(tl.param_list())

@@ -43,6 +43,9 @@ CASES = [
     ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.01, maximize=True)),
     ("ASGD", dict(lr=0.05)),
     ("ASGD", dict(lr=0.05, lambd=1e-3, alpha=0.6, t0=20, weight_decay=0.01)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict(eps=(1e-3, 1e-2), d=1.5, beta2_decay=-0.7, foreach=True)),
     # Rprop runs in float64: its step depends only on gradient signs, and where a gradient
     # component is ~0 (a saturated tanh) a last-bit difference in the forward/backward pass
     # (not in the optimizer) flips a sign and the float32 trajectories part for good.

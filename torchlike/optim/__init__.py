@@ -6,6 +6,7 @@ rules are pure JAX/optax functions in ``_functional.py``; one file per optimizer
 
 from . import lr_scheduler as lr_scheduler
 from . import optimizer as optimizer
+from .adafactor import Adafactor as Adafactor
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
@@ -20,5 +21,6 @@ from .rmsprop import RMSprop as RMSprop
 from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam",
-           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "optimizer"]
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+           "optimizer"]

@@ -39,7 +39,7 @@ from .._ops.arithmetic import lerp_kernel
 
 __all__ = ["sgd_update", "adam_update", "adamax_update", "nadam_update", "radam_update",
            "rmsprop_update", "adagrad_update", "adadelta_update", "asgd_update",
-           "rprop_update"]
+           "rprop_update", "adafactor_update"]
 
 _F64 = jnp.float64
 
@@ -383,4 +383,67 @@ def rprop_update(params, grads, state, hp, *, maximize):
         out_p.append(p - jnp.sign(g) * ss)
         out["prev"].append(g)
         out["step_size"].append(ss)
+    return out_p, out
+
+
+# --------------------------------------------------------------------------- Adafactor
+def _norm64(x):
+    """``x.norm(2).item()``: the 2-norm in ``x``'s dtype, then read as a Python double."""
+    return jnp.sqrt(jnp.sum(x * x)).astype(_F64)
+
+
+def _mean_sq(g, axis):
+    """``norm(g, dim=axis, keepdim=True).square_().div_(g.size(axis))``."""
+    n = jnp.sqrt(jnp.sum(g * g, axis=axis, keepdims=True))
+    return n * n / _s(g.shape[axis], g)
+
+
+@_jit("maximize", "has_wd")
+def adafactor_update(params, grads, state, hp, *, maximize, has_wd):
+    """``torch.optim.Adafactor``'s rule. A parameter of two or more dimensions keeps
+    factored second moments (``row_var``: the mean of ``g**2`` over the last dimension,
+    ``col_var``: over the one before), combined as ``row_var @ col_var / max(mean(row_var),
+    eps1)``; a vector or a scalar keeps ``variance``. The entries a parameter does not have
+    are ``None`` in ``state`` and in the result.
+
+    Note [Adafactor's host scalars]
+    PyTorch reads the step, ``param.norm()`` and ``update.norm()`` with ``.item()`` and
+    computes ``step ** beta2_decay``, ``rho = min(lr, 1 / sqrt(step))``, the relative step
+    ``alpha = max(eps2, rms(param)) * rho`` and the clipping denominator
+    ``max(1, rms(update) / d)`` in Python doubles. Here they stay on the device in float64
+    (so a compiled step never syncs) and are rounded to the parameter dtype where
+    PyTorch's kernels take them. ``rsqrt`` is written ``1 / sqrt``, as PyTorch's CPU kernel
+    computes it (XLA's ``rsqrt`` may round differently).
+    """
+    grads = _maybe_neg(grads, maximize)
+    lr, decay, d, wd = hp["lr"], hp["beta2_decay"], hp["d"], hp["weight_decay"]
+    eps1, eps2 = hp["eps1"], hp["eps2"]
+    new_steps = [s + 1 for s in state["step"]]
+    out = {"step": new_steps, "row_var": [], "col_var": [], "variance": []}
+    out_p = []
+    for i, (p, g, st) in enumerate(zip(params, grads, new_steps)):
+        step = _step64(st)
+        one_minus_beta2 = step ** decay
+        rho = jnp.minimum(lr, 1 / step ** 0.5)
+        alpha = jnp.maximum(eps2, _norm64(p) / p.size ** 0.5) * rho
+        if has_wd:
+            p = p * _s(1 - lr * wd, p)
+        if g.ndim > 1:
+            row_var = _lerp(state["row_var"][i], _mean_sq(g, -1), one_minus_beta2)
+            col_var = _lerp(state["col_var"][i], _mean_sq(g, -2), one_minus_beta2)
+            var = jnp.matmul(row_var, col_var)
+            var = var / jnp.maximum(jnp.mean(row_var, axis=-2, keepdims=True),
+                                    _s(eps1, row_var))
+            out["row_var"].append(row_var)
+            out["col_var"].append(col_var)
+            out["variance"].append(None)
+        else:
+            variance = _lerp(state["variance"][i], g * g, one_minus_beta2)
+            var = variance
+            out["row_var"].append(None)
+            out["col_var"].append(None)
+            out["variance"].append(variance)
+        update = 1 / jnp.sqrt(jnp.maximum(var, _s(eps1 * eps1, var))) * g
+        denom = jnp.maximum(1.0, _norm64(update) / (update.size ** 0.5 * d))
+        out_p.append(p + _s(-alpha / denom, p) * update)
     return out_p, out

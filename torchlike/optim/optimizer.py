@@ -433,7 +433,9 @@ class Optimizer:
                       hp: dict[str, Any], **static) -> None:
         """Run the pure ``update`` for ``params`` and write parameters and the state
         entries ``keys`` back in place. A state entry missing for a parameter is passed as
-        ``None`` and created from the returned array (SGD's first momentum buffer)."""
+        ``None`` and created from the returned array (SGD's first momentum buffer); one
+        returned as ``None`` is an entry the parameter does not have (Adafactor's factored
+        ``row_var``/``col_var`` versus ``variance``) and is left out."""
         if not params:
             return
         keys = list(keys)
@@ -451,6 +453,8 @@ class Optimizer:
                 p._set_value(v)
             for k in keys:
                 for p, v in zip(params, new_s[k]):
+                    if v is None:
+                        continue
                     st = self.state[p]
                     if st.get(k) is None:
                         st[k] = Tensor._wrap(v)
