@@ -1,0 +1,69 @@
+r"""Probability distributions and their KL divergences; mirrors ``torch.distributions``.
+
+Every distribution is written in torchlike tensor operations, so its ``log_prob``,
+``entropy``, moments and ``rsample`` are differentiable on the autograd tape, run on
+the device of their parameters and trace into ``torchlike.compile`` programs. Samples
+come from torchlike's generators (``torchlike.manual_seed`` makes them reproducible);
+their values differ from PyTorch's, whose generator is different.
+
+Provided: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Uniform``,
+``Bernoulli``, ``Categorical``, ``OneHotCategorical``,
+``OneHotCategoricalStraightThrough``, ``Exponential``, ``Laplace``, ``Independent``,
+``MultivariateNormal``, ``Beta``, ``Gamma``, ``Dirichlet``, ``TransformedDistribution``
+with the transforms of ``torchlike.distributions.transforms``, ``kl_divergence`` and
+``register_kl``. PyTorch's other families are not provided yet.
+
+Example::
+
+    >>> import torchlike as torch
+    >>> from torchlike.distributions import Normal, kl_divergence
+    >>> p = Normal(torch.tensor([0.0]), torch.tensor([1.0]))
+    >>> p.log_prob(torch.tensor([0.5]))
+    tensor([-1.0439])
+"""
+
+from . import constraints, transforms
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
+from .independent import Independent
+from .kl import _add_kl_info, kl_divergence, register_kl
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403
+from .uniform import Uniform
+
+_add_kl_info()
+del _add_kl_info
+
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "Categorical",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Independent",
+    "Laplace",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "TransformedDistribution",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+    "transforms",
+]
+__all__.extend(transforms.__all__)
