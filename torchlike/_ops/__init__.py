@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     shape,
     sorting,
     special_functions,
+    spectral,
     splitting,
     statistics,
     strided,
