@@ -6,6 +6,7 @@ rules are pure JAX/optax functions in ``_functional.py``; one file per optimizer
 
 from . import lr_scheduler as lr_scheduler
 from . import optimizer as optimizer
+from . import swa_utils as swa_utils
 from .adafactor import Adafactor as Adafactor
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
@@ -23,4 +24,4 @@ from .sgd import SGD as SGD
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
-           "optimizer"]
+           "optimizer", "swa_utils"]
