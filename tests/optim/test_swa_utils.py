@@ -111,6 +111,17 @@ def test_averaged_model_matches_torch(kind):
         np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-6, err_msg=key)
 
 
+def test_default_average_on_foreach_devices_is_the_multi_tensor_one(monkeypatch):
+    # PyTorch averages with get_swa_multi_avg_fn (lerp) on cuda and get_swa_avg_fn on CPU;
+    # declaring CPU a foreach device must give exactly the multi-tensor function's values
+    vals = _numpy_state(_build(torchlike))
+    multi = _numpy_state(_train(torchlike, "swa-multi", vals)[0])
+    monkeypatch.setattr(swa_utils, "_FOREACH_DEVICE_TYPES", ("cpu",))
+    default = _numpy_state(_train(torchlike, "swa", vals)[0])
+    for k in multi:
+        np.testing.assert_array_equal(default[k], multi[k], err_msg=k)
+
+
 def test_forward_state_dict_and_loading():
     vals = _numpy_state(_build(torchlike))
     swa, _ = _train(torchlike, "swa", vals)
