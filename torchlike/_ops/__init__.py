@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     cumulative,
     elementwise,
     fft_ops,
+    finite_differences,
     histogram,
     index_ops,
     indexing,
