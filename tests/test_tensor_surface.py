@@ -493,3 +493,23 @@ def test_python_methods_reach_torch_function_overrides():
         return [s for s in seen if s in ("__contains__", "__reversed__", "dim_order")], \
             type(r).__name__
     assert parity(run) == (["__contains__", "__reversed__", "dim_order"], "Logged")
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64", "int64"), ("float32", "int64", "int32"),
+                                    ("float32", "bool", "int64")])
+def test_addcdiv_refuses_integer_division(dtypes):
+    """PyTorch refuses ``addcdiv`` when both divisor operands are integral (or bool),
+    whatever the input's dtype, with a message that shows the replacements."""
+    def case(m):
+        a, b, c = (m.ones(3, dtype=getattr(m, d)) for d in dtypes)
+        return m.addcdiv(a, b, c)
+
+    def case_(m):
+        a, b, c = (m.ones(3, dtype=getattr(m, d)) for d in dtypes)
+        return a.addcdiv_(b, c)
+
+    for c in (case, case_):
+        same_first_error(c, RuntimeError, "Integer division with addcdiv is no longer "
+                                          "supported, and in a future  release")
+    x = tl.ones(3)
+    assert tl.addcdiv(x, tl.ones(3), tl.full((3,), 2, dtype=tl.int64)).tolist() == [1.5] * 3

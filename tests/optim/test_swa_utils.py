@@ -175,7 +175,8 @@ def test_averaging_functions_directly():
     with pytest.raises(RuntimeError, match="^For integral input tensors, argument alpha must "
                                            "not be a floating point number.$"):
         swa_utils.get_swa_multi_avg_fn()(a[1:], m[1:], 1)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer "
+                                           "supported"):
         swa_utils.get_swa_multi_avg_fn()(a[1:], m[1:], torchlike.tensor(1))
     out = swa_utils.get_swa_avg_fn()(torchlike.tensor([1.0]), torchlike.tensor([4.0]),
                                      torchlike.tensor(2))

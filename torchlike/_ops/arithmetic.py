@@ -657,11 +657,30 @@ register(OpSpec(
     check=lambda a, b, c, value=1: check_broadcast(a, b, c),
     samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4), value=0.5),
                      S(arr(3, 1), arr(1, 4), arr(3, 4))]))
+_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
+def _integral(t) -> bool:
+    return isinstance(t, Tensor) and not (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
+def _addcdiv_check(input, tensor1, tensor2, value=1):
+    # PyTorch refuses two integral (or bool) divisors whatever ``input``'s dtype
+    if _integral(tensor1) and _integral(tensor2):
+        raise RuntimeError(_ADDCDIV_INTEGER)
+    check_broadcast(input, tensor1, tensor2)
+
+
 register(OpSpec(
     "addcdiv", _addcdiv, "input, tensor1, tensor2, *, value=1",
     tensor_args=("input", "tensor1", "tensor2", "value"),
-    promote_args=("input", "tensor1", "tensor2"), inplace=True,
-    check=lambda a, b, c, value=1: check_broadcast(a, b, c),
+    promote_args=("input", "tensor1", "tensor2"), inplace=True, check=_addcdiv_check,
     samples=lambda: [S(arr(3, 4), arr(3, 4), arr(3, 4, positive=True), value=0.5)]))
 
 
