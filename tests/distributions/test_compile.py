@@ -27,11 +27,10 @@ def _build():
         z = D.Gamma(conc, 1.0).rsample((4,))              # reparameterized draw
         choice = D.Categorical(logits=net(x)).sample((3,))
         loss = (-policy.log_prob(action).sum() + z.mean()
-                + D.kl_divergence(policy, D.Normal(0.0, 1.0)).sum()
-                + choice.float().mean() * 0.0)
+                + D.kl_divergence(policy, D.Normal(0.0, 1.0)).sum())
         loss.backward()
         opt.step()
-        return loss, action, z
+        return loss, action, z, choice
 
     return step, obs, (net, log_scale, conc)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import torchlike
 from torchlike import Tensor
@@ -29,12 +30,34 @@ from .utils import _Number, _size, broadcast_all
 __all__ = ["Gamma"]
 
 
+# Note [Gamma draws, padded]
+# ``jax.random.gamma`` and ``random_gamma_grad`` are large programs (rejection sampling,
+# series expansions) that take seconds to compile, once per shape. Eager draws and
+# gradients therefore run on the flattened values padded to a power of two (at least
+# 64), so that a handful of executables serve every shape; the padding lanes draw with
+# concentration 1 and are dropped. Inside a compiled step the padding is traced too, and
+# the draws are the eager ones.
+def _bucket(n: int) -> int:
+    return max(64, 1 << max(n - 1, 0).bit_length())
+
+
+def _padded(fn, *arrays):
+    """``fn`` over ``arrays`` (one shape) flattened and padded to a bucket size."""
+    shape = arrays[0].shape
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = [jnp.pad(jnp.ravel(a), (0, _bucket(n) - n), constant_values=1) for a in arrays]
+    return fn(*flat)[:n].reshape(shape)
+
+
 @jax.jit
 def _gamma_draw(key, counter, concentration):
     k = jax.random.fold_in(jax.random.wrap_key_data(key, impl="threefry2x32"), counter)
     x = jax.random.gamma(k, concentration, concentration.shape, concentration.dtype)
     # as PyTorch's Gamma.rsample: a draw that underflows to 0 becomes the smallest normal
     return jnp.maximum(x, jnp.finfo(concentration.dtype).tiny)
+
+
+_gamma_grad = jax.jit(jax.lax.random_gamma_grad)
 
 
 class _StandardGammaGrad(Function):
@@ -49,16 +72,17 @@ class _StandardGammaGrad(Function):
     @once_differentiable
     def backward(ctx, grad: Tensor):
         concentration, x = ctx.saved_tensors
-        dx = Tensor._wrap(jax.lax.random_gamma_grad(concentration._value, x._value))
-        return grad * dx, None
+        dx = _padded(_gamma_grad, concentration._value, x._value)
+        return grad * Tensor._wrap(dx), None
 
 
 def _standard_gamma(concentration: Tensor, generator=None) -> Tensor:
     """Gamma(concentration, 1) draws of ``concentration``'s shape and dtype, on its
     device, differentiable with respect to ``concentration`` (mirrors
     ``torch._standard_gamma``; see Note [Gamma draws])."""
-    arr = _draw(_gamma_draw, generator, _target_device(concentration.device),
-                concentration.detach()._value)
+    device = _target_device(concentration.device)
+    arr = _padded(lambda c: _draw(_gamma_draw, generator, device, c),
+                  concentration.detach()._value)
     x = Tensor._wrap(arr)
     if concentration.requires_grad and torchlike.is_grad_enabled():
         return _StandardGammaGrad.apply(concentration, x)
