@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from tests._parity import HAVE_TORCH, assert_same, torch
+from tests._parity import HAVE_TORCH, assert_same, convert, torch
 
 from ._common import TOLS, evaluate
 
@@ -90,3 +90,26 @@ def test_exponential_family_entropy_by_autograd_matches_closed_form():
     n = tl.distributions.Normal(loc, scale)
     h = tl.distributions.ExponentialFamily.entropy(n)
     np.testing.assert_allclose(h.detach().numpy(), n.entropy().detach().numpy(), rtol=1e-12)
+
+
+EXPAND = ["Normal", "Bernoulli-logits", "Categorical-probs", "OneHotCategorical", "Laplace"]
+
+
+@pytest.mark.parametrize("case", EXPAND)
+def test_expand_matches_torch(case):
+    build, params, value = CASES[case]
+    params = {k: v.astype("float32") for k, v in params.items()}
+    value = value.astype("float32") if value.dtype.kind == "f" else value
+
+    def run(M):
+        fw = "tl" if M is tl else "torch"
+        d = build(M.distributions, **{k: convert(v, fw) for k, v in params.items()})
+        e = d.expand((4,) + tuple(d.batch_shape))
+        e2 = e.expand(M.Size([4]) + d.batch_shape)
+        return [tuple(e.batch_shape), tuple(e.event_shape), e.log_prob(convert(value, fw)),
+                e.mean, type(e).__name__, e._validate_args, tuple(e2.batch_shape)]
+
+    got = run(tl)
+    assert got[0][0] == 4 and tuple(got[2].shape) == got[0]
+    if HAVE_TORCH:
+        assert_same(got, run(torch))

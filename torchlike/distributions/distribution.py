@@ -27,7 +27,13 @@ __all__ = ["Distribution"]
 
 class Distribution:
     r"""
-    Distribution is the abstract base class for probability distributions.
+    Distribution is the abstract base class for probability distributions. Mirrors
+    ``torch.distributions.Distribution``: the same shapes, validation, error messages and
+    repr (which prints ``torchlike.Size`` where PyTorch prints ``torch.Size``).
+
+    Differences from PyTorch: validation is skipped for traced values (see Note
+    [Validation and tracing]); samples come from torchlike's generator, so their values
+    differ from PyTorch's.
 
     Args:
         batch_shape (torchlike.Size): The shape over which parameters are batched.
