@@ -57,20 +57,10 @@ PAIRS = {
                     dict(c1=_pos(2, 3), r1=_pos(2, 3), c2=_pos(2, 3), r2=_pos(3))),
     "Dirichlet-Dirichlet": (lambda D, a: D.Dirichlet(a["c1"]), lambda D, a: D.Dirichlet(a["c2"]),
                             dict(c1=_pos(2, 3), c2=_pos(3))),
-    "Exponential-Exponential": (lambda D, a: D.Exponential(a["r1"]),
-                                lambda D, a: D.Exponential(a["r2"]),
-                                dict(r1=_pos(2, 3), r2=_pos(2, 3))),
-    "Laplace-Laplace": (lambda D, a: D.Laplace(a["l1"], a["s1"]),
-                        lambda D, a: D.Laplace(a["l2"], a["s2"]),
-                        dict(l1=R.normal(size=(2, 3)), s1=_pos(2, 3), l2=R.normal(size=(2, 3)),
-                             s2=_pos(2, 3))),
     "Normal-Laplace": (lambda D, a: D.Normal(a["l1"], a["s1"]),
                        lambda D, a: D.Laplace(a["l2"], a["s2"]),
                        dict(l1=R.normal(size=(2, 3)), s1=_pos(2, 3), l2=R.normal(size=(2, 3)),
                             s2=_pos(2, 3))),
-    "Gamma-Exponential": (lambda D, a: D.Gamma(a["c"], a["r"]),
-                          lambda D, a: D.Exponential(a["r2"]),
-                          dict(c=_pos(2, 3), r=_pos(2, 3), r2=_pos(2, 3))),
     "Normal-Uniform (infinite)": (lambda D, a: D.Normal(a["l"], a["s"]),
                                   lambda D, a: D.Uniform(a["lo"], a["hi"]),
                                   dict(l=R.normal(size=(2, 3)), s=_pos(2, 3),
@@ -95,17 +85,14 @@ def _kl(M, pair, dtype):
 def test_kl_matches_torch(pair):
     got = _kl(tl, pair, "float32")
     assert str(got[0].dtype) == "torchlike.float32"
+    kl = got[0].detach().numpy()
+    if pair == "Uniform-Uniform":   # q's support misses part of p's in the second
+        assert np.isfinite(kl[0]) and np.isinf(kl[1])
+    else:
+        assert np.isinf(kl).all() if "infinite" in pair else np.isfinite(kl).all()
     if HAVE_TORCH:
         tol = dict(rtol=1e-4, atol=1e-5) if pair == "MVN-MVN" else dict(rtol=1e-5, atol=1e-5)
         assert_same(got, _kl(torch, pair, "float32"), **tol)
-
-
-def test_kl_float64_and_infinite_support_mismatch():
-    got = _kl(tl, "Uniform-Uniform", "float64")
-    kl = got[0].detach().numpy()
-    assert np.isinf(kl[1]) and np.isfinite(kl[0])
-    if HAVE_TORCH:
-        assert_same(got, _kl(torch, "Uniform-Uniform", "float64"), rtol=1e-10, atol=1e-12)
 
 
 def test_unregistered_pair_raises_torch_error():
