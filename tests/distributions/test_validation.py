@@ -24,6 +24,8 @@ INVALID_PARAMS = {
     "MVN scale_tril": lambda M: M.distributions.MultivariateNormal(
         M.zeros(2), scale_tril=M.tensor([[1.0, 0.0], [1.0, -1.0]])),
     "Laplace scale": lambda M: M.distributions.Laplace(0.0, M.tensor([-2.0])),
+    "StudentT df": lambda M: M.distributions.StudentT(M.tensor([0.0, 2.0])),
+    "Poisson rate": lambda M: M.distributions.Poisson(M.tensor([-1.0])),
 }
 
 
@@ -43,6 +45,8 @@ OUTSIDE_SUPPORT = {
     "Categorical": (lambda M: M.distributions.Categorical(logits=M.zeros(3)),
                     lambda M: M.tensor(3)),
     "Gamma": (lambda M: M.distributions.Gamma(2.0, 1.0), lambda M: M.tensor([-1.0])),
+    "Poisson": (lambda M: M.distributions.Poisson(2.0), lambda M: M.tensor([1.5])),
+    "HalfNormal": (lambda M: M.distributions.HalfNormal(2.0), lambda M: M.tensor([-1.5])),
     "Dirichlet": (lambda M: M.distributions.Dirichlet(M.ones(2)),
                   lambda M: M.tensor([0.3, 0.3])),
     "event shape": (lambda M: M.distributions.MultivariateNormal(M.zeros(3), M.eye(3)),
@@ -102,6 +106,8 @@ REPRS = {
     "Dirichlet": lambda M: M.distributions.Dirichlet(M.ones(4)),
     "Independent": lambda M: M.distributions.Independent(
         M.distributions.Laplace(M.zeros(2, 2), 1.0), 1),
+    "StudentT": lambda M: M.distributions.StudentT(M.tensor([3.0, 4.0]), 0.0, 2.0),
+    "LogNormal": lambda M: M.distributions.LogNormal(0.0, 1.0),
     "Transformed": lambda M: M.distributions.TransformedDistribution(
         M.distributions.Exponential(1.0), [M.distributions.transforms.ExpTransform()]),
     "constraints": lambda M: [M.distributions.constraints.interval(0.0, 1.0),

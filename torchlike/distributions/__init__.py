@@ -9,9 +9,12 @@ their values differ from PyTorch's, whose generator is different.
 Provided: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Uniform``,
 ``Bernoulli``, ``Categorical``, ``OneHotCategorical``,
 ``OneHotCategoricalStraightThrough``, ``Exponential``, ``Laplace``, ``Independent``,
-``MultivariateNormal``, ``Beta``, ``Gamma``, ``Dirichlet``, ``TransformedDistribution``
-with the transforms of ``torchlike.distributions.transforms``, ``kl_divergence`` and
-``register_kl``. PyTorch's other families are not provided yet.
+``MultivariateNormal``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Chi2``, ``StudentT``,
+``LogNormal``, ``HalfNormal``, ``Gumbel``, ``Cauchy``, ``Poisson``,
+``TransformedDistribution`` with the transforms of ``torchlike.distributions.transforms``,
+``kl_divergence`` and ``register_kl``. PyTorch's other families (Binomial, Geometric,
+LowRankMultivariateNormal, MixtureSameFamily, the relaxed and Wishart/LKJ families...)
+are not provided yet.
 
 Example::
 
@@ -26,17 +29,24 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import _add_kl_info, kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
@@ -48,17 +58,24 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Cauchy",
+    "Chi2",
     "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "Gumbel",
+    "HalfNormal",
     "Independent",
     "Laplace",
+    "LogNormal",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
+    "Poisson",
+    "StudentT",
     "TransformedDistribution",
     "Uniform",
     "constraints",

@@ -692,7 +692,7 @@ class _Cat(Constraint):
         for constr, length in zip(self.cseq, self.lengths):
             v = value.narrow(self.dim, start, length)
             checks.append(constr.check(v))
-            start = start + length  # avoid += for jit compat
+            start = start + length
         return torchlike.cat(checks, self.dim)
 
 

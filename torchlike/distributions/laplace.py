@@ -19,7 +19,6 @@ class Laplace(Distribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = Laplace(torchlike.tensor([0.0]), torchlike.tensor([1.0]))
         >>> m.sample()  # Laplace distributed with loc=0, scale=1
         tensor([ 0.1046])

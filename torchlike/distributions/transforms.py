@@ -241,7 +241,7 @@ class _InverseTransform(Transform):
 
     @property
     def inv(self) -> Transform:
-        return self._inv  # pyrefly: ignore[bad-return]
+        return self._inv
 
     def with_cache(self, cache_size=1):
         if self._inv is None:
@@ -269,10 +269,10 @@ class _InverseTransform(Transform):
         return -self._inv.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape):
-        return self._inv.inverse_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.inverse_shape(shape)
 
     def inverse_shape(self, shape):
-        return self._inv.forward_shape(shape)  # pyrefly: ignore[missing-attribute]
+        return self._inv.forward_shape(shape)
 
 
 class ComposeTransform(Transform):

@@ -22,7 +22,6 @@ class Uniform(Distribution):
 
         >>> m = Uniform(torchlike.tensor([0.0]), torchlike.tensor([5.0]))
         >>> m.sample()  # uniformly distributed in the range [0.0, 5.0)
-        >>> # xdoctest: +SKIP
         tensor([ 2.3418])
 
     Args:
