@@ -10,11 +10,13 @@ Provided: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Uniform``,
 ``Bernoulli``, ``Categorical``, ``OneHotCategorical``,
 ``OneHotCategoricalStraightThrough``, ``Exponential``, ``Laplace``, ``Independent``,
 ``MultivariateNormal``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Chi2``, ``StudentT``,
-``LogNormal``, ``HalfNormal``, ``Gumbel``, ``Cauchy``, ``Poisson``,
-``TransformedDistribution`` with the transforms of ``torchlike.distributions.transforms``,
-``kl_divergence`` and ``register_kl``. PyTorch's other families (Binomial, Geometric,
-LowRankMultivariateNormal, MixtureSameFamily, the relaxed and Wishart/LKJ families...)
-are not provided yet.
+``LogNormal``, ``HalfNormal``, ``Gumbel``, ``Cauchy``, ``Poisson``, ``Geometric``,
+``Pareto``, ``Weibull``, ``LowRankMultivariateNormal``, ``MixtureSameFamily``,
+``RelaxedBernoulli``, ``RelaxedOneHotCategorical``, ``TransformedDistribution`` with the
+transforms of ``torchlike.distributions.transforms``, ``kl_divergence`` and
+``register_kl``. PyTorch's other families (Binomial, Multinomial, NegativeBinomial,
+ContinuousBernoulli, Kumaraswamy, VonMises, Wishart, LKJCholesky, ...) are not provided
+yet.
 
 Example::
 
@@ -34,6 +36,7 @@ from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .geometric import Geometric
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
@@ -42,14 +45,20 @@ from .independent import Independent
 from .kl import _add_kl_info, kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .weibull import Weibull
 
 _add_kl_info()
 del _add_kl_info
@@ -65,19 +74,26 @@ __all__ = [
     "Exponential",
     "ExponentialFamily",
     "Gamma",
+    "Geometric",
     "Gumbel",
     "HalfNormal",
     "Independent",
     "Laplace",
     "LogNormal",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
+    "Pareto",
     "Poisson",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
     "constraints",
     "kl_divergence",
     "register_kl",
