@@ -42,6 +42,13 @@ from typing import Any
 import torchlike
 
 
+def _is_all_true_or_traced(valid) -> bool:
+    """``valid.all()`` in Python; True for a traced value, whose checks are skipped (Note
+    [Validation and tracing] in distribution.py)."""
+    from .utils import _is_traced
+    return _is_traced(valid) or bool(valid.all())
+
+
 __all__ = [
     "Constraint",
     "boolean",
@@ -624,7 +631,7 @@ class _Symmetric(_Square):
 
     def check(self, value):
         square_check = super().check(value)
-        if not square_check.all():
+        if value.shape[-2] != value.shape[-1]:   # square_check is all False (no tracing)
             return square_check
         return torchlike.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
@@ -636,7 +643,7 @@ class _PositiveSemidefinite(_Symmetric):
 
     def check(self, value):
         sym_check = super().check(value)
-        if not sym_check.all():
+        if not _is_all_true_or_traced(sym_check):
             return sym_check
         return torchlike.linalg.eigvalsh(value).ge(0).all(-1)
 
@@ -648,7 +655,7 @@ class _PositiveDefinite(_Symmetric):
 
     def check(self, value):
         sym_check = super().check(value)
-        if not sym_check.all():
+        if not _is_all_true_or_traced(sym_check):
             return sym_check
         return torchlike.linalg.cholesky_ex(value).info.eq(0)
 

@@ -7,6 +7,7 @@ from torchlike import Tensor
 from . import constraints
 from .distribution import Distribution
 from .utils import (
+    _is_traced,
     broadcast_all,
     lazy_property,
     logits_to_probs,
@@ -70,7 +71,7 @@ class Geometric(Distribution):
                 raise AssertionError("probs_or_logits is unexpectedly None")
             batch_shape = probs_or_logits.size()
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and probs is not None:
+        if self._validate_args and probs is not None and not _is_traced(self.probs):
             # Add an extra check beyond unit_interval
             value = self.probs
             valid = value > 0
