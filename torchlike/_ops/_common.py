@@ -50,16 +50,40 @@ def check_broadcast(*vals) -> None:
         acc = broadcast_shapes_or_raise(acc, s)
 
 
+def is_int_arg(v) -> bool:
+    """Whether PyTorch's argument parser takes ``v`` for an ``int`` parameter: an int, a
+    NumPy integer or a 0-d integer tensor; not a bool."""
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, Tensor):
+        return v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex
+                                     or v.dtype is _dt.bool)
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
+
+
+def type_name(v) -> str:
+    """An argument's type as PyTorch's argument parser names it in its errors."""
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def invalid_arguments(name: str, args, kwargs: dict, overloads) -> TypeError:
+    """PyTorch's TypeError when no overload of ``name`` takes ``args`` and ``kwargs``."""
+    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
+    lines = "\n".join(f" * {o}" for o in overloads)
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:\n{lines}\n")
+
+
 def int_arg(fname: str, name: str, pos: int | None, v) -> int:
     """``v`` as a Python int, or PyTorch's TypeError for an ``int`` parameter (a bool is
     not an int there; a 0-d integer tensor is). ``pos``: the parameter's position in the
     message, None for a keyword-only one."""
-    if not isinstance(v, (bool, np.bool_)) and not (isinstance(v, Tensor) and
-                                                     v.dtype is _dt.bool):
-        try:
-            return operator.index(v)
-        except TypeError:
-            pass
+    if is_int_arg(v):
+        return operator.index(v)
     where = f" (position {pos})" if pos is not None else ""
     raise TypeError(f"{fname}(): argument '{name}'{where} must be int, not "
                     f"{type(v).__name__}")

@@ -53,13 +53,13 @@ autograd apply as for every table op. The transforms are ``jax.numpy.fft`` calls
 
 from __future__ import annotations
 
-import operator
 
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from ._common import is_int_arg
 from .samples import S, arr
 from .spec import OpSpec, register
 
@@ -82,21 +82,8 @@ def _where(pos: int | None) -> str:
     return f" (position {pos})" if pos else ""
 
 
-def _is_int(v) -> bool:
-    if isinstance(v, (bool, np.bool_)):
-        return False
-    if isinstance(v, Tensor):
-        return v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex
-                                     or v.dtype is _dt.bool)
-    try:
-        operator.index(v)
-    except TypeError:
-        return False
-    return True
-
-
 def _int_type(fname: str, name: str, v, pos: int | None, optional: bool) -> None:
-    if (optional and v is None) or _is_int(v):
+    if (optional and v is None) or is_int_arg(v):
         return
     raise TypeError(f"{fname}(): argument '{name}'{_where(pos)} must be int, not "
                     f"{type(v).__name__}")
@@ -105,11 +92,11 @@ def _int_type(fname: str, name: str, v, pos: int | None, optional: bool) -> None
 def _int_list_type(fname: str, name: str, v, pos: int | None) -> None:
     """An ``int[]?`` parameter: None, an int, or a sequence of ints (bools pass as
     elements, as PyTorch's parser lets them)."""
-    if v is None or _is_int(v):
+    if v is None or is_int_arg(v):
         return
     if isinstance(v, (tuple, list)):
         for i, e in enumerate(v):
-            if _is_int(e) or isinstance(e, (bool, np.bool_)):
+            if is_int_arg(e) or isinstance(e, (bool, np.bool_)):
                 continue
             t = type(e).__name__
             if i > 0:
@@ -165,7 +152,7 @@ def _points(n: int) -> None:
 def _as_ints(v) -> tuple | None:
     if v is None:
         return None
-    if _is_int(v):
+    if is_int_arg(v):
         return (int(v),)
     return tuple(int(e) for e in v)
 

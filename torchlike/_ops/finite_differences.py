@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from ._common import invalid_arguments, is_int_arg
 from .bind import FUNCTIONS
 
 __all__ = ["gradient"]
@@ -45,27 +46,11 @@ Spacing = Union[int, float, complex, Tensor, Sequence[Union[int, float, complex]
                 Sequence[Tensor]]
 
 
-def _type_name(v) -> str:
-    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-
-
-def _invalid(kwargs: dict) -> TypeError:
+def _invalid(input, kwargs: dict) -> TypeError:
     """PyTorch's TypeError when no overload matches. PyTorch lists the keyword arguments
     in the reverse of the order they were written; written in the signature's order,
     that is edge_order, dim, spacing."""
-    got = ["Tensor"] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    lines = "\n".join(f" * {o}" for o in _OVERLOADS)
-    return TypeError(f"gradient() received an invalid combination of arguments - got "
-                     f"({', '.join(got)}), but expected one of:\n{lines}\n")
-
-
-def _is_int(v) -> bool:
-    if isinstance(v, (bool, np.bool_)):
-        return False
-    if isinstance(v, Tensor):
-        return v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex
-                                     or v.dtype is _dt.bool)
-    return isinstance(v, (numbers.Integral, np.integer))
+    return invalid_arguments("gradient", (input,), kwargs, _OVERLOADS)
 
 
 def _is_number(v) -> bool:
@@ -79,18 +64,18 @@ def _number(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
-def _parse(spacing, dim, edge_order) -> tuple:
+def _parse(input, spacing, dim, edge_order) -> tuple:
     """``(kind, spacing, dims)``: kind "unit" (one number), "scalars" or "coords" (a
     list); ``dims`` None (every dim), an int or a list of ints (Note [gradient's
     overloads])."""
     given = {k: v for k, v in (("edge_order", edge_order), ("dim", dim),
                                ("spacing", spacing))
              if v is not None and not (type(v) is int and v == 1 and k != "dim")}
-    if not _is_int(edge_order):
-        raise _invalid(given)
-    if dim is not None and not _is_int(dim):
-        if not (isinstance(dim, (list, tuple)) and all(_is_int(d) for d in dim)):
-            raise _invalid(given)
+    if not is_int_arg(edge_order):
+        raise _invalid(input, given)
+    if dim is not None and not is_int_arg(dim):
+        if not (isinstance(dim, (list, tuple)) and all(is_int_arg(d) for d in dim)):
+            raise _invalid(input, given)
         dim = [int(d) for d in dim]
     elif dim is not None:
         dim = int(dim)
@@ -104,7 +89,7 @@ def _parse(spacing, dim, edge_order) -> tuple:
         first = next(i for i, s in enumerate(spacing) if not isinstance(s, Tensor))
         raise TypeError(f"expected Tensor as element {first} in argument 1, but got "
                         f"{type(spacing[first]).__name__}")
-    raise _invalid(given)
+    raise _invalid(input, given)
 
 
 def _pre_check(input: Tensor, spacing_size: int | None, dims: list | None,
@@ -222,7 +207,7 @@ def gradient(input: Tensor, *, spacing: Spacing = 1, dim: int | Sequence[int] | 
     if not isinstance(input, Tensor):
         raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    kind, steps, dim = _parse(spacing, dim, edge_order)
+    kind, steps, dim = _parse(input, spacing, dim, edge_order)
     edge_order = int(edge_order)
     dims = None if dim is None else ([dim] if isinstance(dim, int) else dim)
     # one number is a spacing of the right length for every dim (PyTorch repeats it)

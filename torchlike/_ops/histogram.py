@@ -43,7 +43,7 @@ from jax import lax
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
-from ._common import shape_str
+from ._common import invalid_arguments, shape_str
 from .bind import FUNCTIONS
 from .dispatch import call_op
 from .reduction_common import _overloaded, _short
@@ -348,17 +348,6 @@ def _check_kernel(input: Tensor) -> None:
 
 # ---------------------------------------------------------------------------
 # argument parsing, with PyTorch's TypeErrors
-def _type_name(v) -> str:
-    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-
-
-def _invalid(name: str, args, kwargs, overloads) -> TypeError:
-    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    lines = "\n".join(f" * {o}" for o in overloads)
-    return TypeError(f"{name}() received an invalid combination of arguments - got "
-                     f"({', '.join(got)}), but expected one of:\n{lines}\n")
-
-
 _HISTOGRAM_OVERLOADS = (
     "(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
     "tuple of Tensors out = None)",
@@ -408,7 +397,7 @@ def _histogram_binder(*args, **kwargs):
     try:
         return parse(*args, **kwargs)
     except TypeError:
-        raise _invalid("histogram", args, kwargs, _HISTOGRAM_OVERLOADS) from None
+        raise invalid_arguments("histogram", args, kwargs, _HISTOGRAM_OVERLOADS) from None
 
 
 # ---------------------------------------------------------------------------
@@ -609,7 +598,7 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
     except TypeError as e:
         if str(e):
             raise
-        raise _invalid("histogramdd", args, {k: v for k, v in kwargs.items()
+        raise invalid_arguments("histogramdd", args, {k: v for k, v in kwargs.items()
                                              if v is not None and v is not False},
                        _HISTOGRAMDD_OVERLOADS) from None
     if input.dim() < 2:

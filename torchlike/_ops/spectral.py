@@ -40,14 +40,13 @@ gradient flows to the signal and to the window, as in PyTorch).
 
 from __future__ import annotations
 
-import operator
 
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
-from ._common import shape_str, warn_at_caller
+from ._common import is_int_arg, shape_str, warn_at_caller
 from .bind import dtype_short_name
 from .samples import S, arr
 from .spec import OpSpec, register
@@ -114,19 +113,6 @@ def _window_repr(window) -> str:
     if window is None:
         return "None"
     return f"{_type_string(window)}{{{shape_str(window._shape)}}}"
-
-
-def _is_int(v) -> bool:
-    if isinstance(v, (bool, np.bool_)):
-        return False
-    if isinstance(v, Tensor):
-        return v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex
-                                     or v.dtype is _dt.bool)
-    try:
-        operator.index(v)
-    except TypeError:
-        return False
-    return True
 
 
 def _type_name(v) -> str:
@@ -198,8 +184,8 @@ def _stft_types(input, n_fft, hop_length, win_length, window, normalized, onesid
     """The argument parser of PyTorch's C++ ``stft``."""
     vals = (input, n_fft, hop_length, win_length, window, normalized, onesided,
             return_complex, align_to_window)
-    ok = (isinstance(input, Tensor) and _is_int(n_fft)
-          and all(v is None or _is_int(v) for v in (hop_length, win_length))
+    ok = (isinstance(input, Tensor) and is_int_arg(n_fft)
+          and all(v is None or is_int_arg(v) for v in (hop_length, win_length))
           and (window is None or isinstance(window, Tensor))
           and isinstance(normalized, (bool, np.bool_))
           and all(v is None or isinstance(v, (bool, np.bool_))
@@ -335,10 +321,10 @@ def _istft_types(input, n_fft, hop_length, win_length, window, center, normalize
                         f"{type(v).__name__}")
     if not isinstance(input, Tensor):
         bad("input", "Tensor", input, 1)
-    if not _is_int(n_fft):
+    if not is_int_arg(n_fft):
         bad("n_fft", "int", n_fft, 2)
     for name, v in (("hop_length", hop_length), ("win_length", win_length)):
-        if v is not None and not _is_int(v):
+        if v is not None and not is_int_arg(v):
             bad(name, "int", v)
     if window is not None and not isinstance(window, Tensor):
         bad("window", "Tensor", window)
@@ -347,7 +333,7 @@ def _istft_types(input, n_fft, hop_length, win_length, window, center, normalize
             bad(name, "bool", v)
     if onesided is not None and not isinstance(onesided, (bool, np.bool_)):
         bad("onesided", "bool", onesided)
-    if length is not None and not _is_int(length):
+    if length is not None and not is_int_arg(length):
         bad("length", "int", length)
     if not isinstance(return_complex, (bool, np.bool_)):
         bad("return_complex", "bool", return_complex)

@@ -43,7 +43,7 @@ from .._core.memory_formats import (check_memory_format, format_strides, memory_
 from .._core.size import Size
 from .._core.storage import Storage, contiguous_strides, strided_index
 from .._core.tensor import Tensor
-from ._common import shape_str, warn_at_caller
+from ._common import is_int_arg, shape_str, warn_at_caller
 from .bind import FUNCTIONS, check_inplace_target
 from .creation import place
 from .dispatch import call_op
@@ -59,29 +59,20 @@ _I64_MAX = (1 << 63) - 1
 
 # ---------------------------------------------------------------------------
 # argument parsing with PyTorch's TypeErrors
-def _is_int(v) -> bool:
-    if isinstance(v, (bool, np.bool_)):
-        return False
-    if isinstance(v, Tensor):
-        return v.dim() == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex or
-                                     v.dtype is _dt.bool)
-    return isinstance(v, (int, np.integer))
-
-
 def _int_tuple(fname: str, name: str, pos: int, v) -> tuple:
     """A ``tuple of ints`` argument (list, tuple or Size of ints or 0-d int tensors)."""
     if not isinstance(v, (tuple, list, Size)):
         raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of "
                         f"ints, not {type(v).__name__}")
     for i, x in enumerate(v):
-        if not _is_int(x):
+        if not is_int_arg(x):
             raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of "
                             f"ints, but found element of type {type(x).__name__} at pos {i}")
     return tuple(operator.index(x) if not isinstance(x, Tensor) else int(x) for x in v)
 
 
 def _int_arg(fname: str, name: str, pos: int | None, v) -> int:
-    if not _is_int(v):
+    if not is_int_arg(v):
         where = f" (position {pos})" if pos is not None else ""
         raise TypeError(f"{fname}(): argument '{name}'{where} must be int, not "
                         f"{type(v).__name__}")
@@ -613,7 +604,7 @@ def _resize_sizes(args, kwargs) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         return _int_tuple("resize_", "size", 1, args[0])
     for a in args:
-        if not _is_int(a):
+        if not is_int_arg(a):
             raise TypeError(f"resize_(): argument 'size' (position 1) must be tuple of ints, "
                             f"not {type(a).__name__}")
     return tuple(int(a) for a in args)

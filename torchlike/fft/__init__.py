@@ -38,13 +38,14 @@ from .._core import dtype as _dt
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import no_grad as _no_grad
 from .._core.tensor import Tensor
+from .._ops._common import is_int_arg as _is_int_arg
 from .._ops._common import warn_at_caller as _warn_at_caller
 from .._ops.bind import dtype_short_name as _short
 from .._ops.creation import place as _place
 from .._ops.dispatch import call_op as _call_op
 from .._ops.dispatch import dispatch as _dispatch
 from .._ops.fft_ops import FFT_OPS as _FFT_OPS
-from .._ops.fft_ops import _as_ints, _int_list_type, _is_int, _wrap
+from .._ops.fft_ops import _as_ints, _int_list_type, _wrap
 from .._ops.fft_ops import check_arg_types as _check_arg_types
 from .._ops.fft_ops import out_kind_error as _out_kind_error
 from .._ops.fft_ops import out_plan as _out_plan
@@ -318,7 +319,7 @@ def _frequencies(kind: str, api, npos: int, args, kwargs, n, d, out, dtype, layo
     """``fftfreq``/``rfftfreq`` as PyTorch's recipe computes them: ``arange`` in the
     dtype, then one in-place multiply by ``1 / (n * d)`` (rounded to the dtype)."""
     fname = "fft_" + kind
-    if not _is_int(n):
+    if not _is_int_arg(n):
         raise TypeError(f"{fname}(): argument 'n'{' (position 1)' if npos else ''} must be "
                         f"int, not {type(n).__name__}")
     n = int(n)
