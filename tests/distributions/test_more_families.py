@@ -95,9 +95,6 @@ PAIRS = {
                                                                  a["s2"])),
     "MVN-LowRank": (lambda D, a: D.MultivariateNormal(a["l1"], scale_tril=a["tril"]),
                     lambda D, a: D.LowRankMultivariateNormal(a["l2"], a["f"], a["s2"])),
-    # unbatched: PyTorch's LowRank-MVN formula fails to expand a batched p's factors
-    "LowRank-MVN": (lambda D, a: D.LowRankMultivariateNormal(a["l1"][0], a["f"], a["s1"][0]),
-                    lambda D, a: D.MultivariateNormal(a["l2"][0], scale_tril=a["tril"])),
 }
 KL_PARAMS = dict(l1=R.normal(size=(2, 3)), s1=R.uniform(0.5, 2, (2, 3)),
                  l2=R.normal(size=(2, 3)), s2=R.uniform(0.5, 2, (2, 3)),
@@ -124,6 +121,12 @@ def test_kl_matches_torch(pair):
         assert_same(got, _kl(torch, pair), rtol=tol, atol=tol)
 
 
+# moments over 20k draws for the families whose draws are not a transform of a Normal or
+# uniform one already checked elsewhere (each family's ops compile for the draw shape)
+MOMENTS = {"StudentT", "Poisson", "Geometric", "Weibull", "Pareto",
+           "MixtureSameFamily"}
+
+
 def test_sampling_shapes_support_and_moments():
     D = tl.distributions
     fams = {
@@ -147,13 +150,9 @@ def test_sampling_shapes_support_and_moments():
         x = d.sample((2, 3))
         assert tuple(x.shape) == (2, 3, 2) and x.dtype == tl.float32 and not x.requires_grad
         assert bool(d.support.check(x).all()), name
+        if name not in MOMENTS:
+            continue
         x = d.sample((20000,)).double().numpy()
-        if name == "RelaxedBernoulli":   # no closed-form moments
-            continue
-        if name == "Cauchy":   # no moments: the median and quartiles instead
-            q = np.quantile(x, [0.25, 0.5, 0.75], axis=0)
-            np.testing.assert_allclose(q, [[-1.0, 0.5], [0.0, 1.0], [1.0, 1.5]], atol=0.05)
-            continue
         mean, var = d.mean.double().numpy(), d.variance.double().numpy()
         assert np.all(np.abs(x.mean(0) - mean) <= 0.045 * np.sqrt(var)), name
         assert np.all(np.abs(x.var(0) - var) <= 0.15 * var), (name, x.var(0), var)
