@@ -2,11 +2,10 @@
 ``torch.distributions.transforms`` (the elementwise and structural transforms:
 ``ExpTransform``, ``AffineTransform``, ``SigmoidTransform``, ``TanhTransform``,
 ``SoftplusTransform``, ``PowerTransform``, ``AbsTransform``, ``ComposeTransform``,
-``IndependentTransform``, ``ReshapeTransform``). PyTorch's matrix and concatenating
-transforms (``CorrCholeskyTransform``, ``LowerCholeskyTransform``,
+``IndependentTransform``, ``ReshapeTransform``), and the structured ones of
+``_structured_transforms.py`` (``CorrCholeskyTransform``, ``LowerCholeskyTransform``,
 ``PositiveDefiniteTransform``, ``SoftmaxTransform``, ``StickBreakingTransform``,
-``CatTransform``, ``StackTransform``, ``CumulativeDistributionTransform``) are not
-provided."""
+``CatTransform``, ``StackTransform``, ``CumulativeDistributionTransform``)."""
 
 from __future__ import annotations
 
@@ -25,13 +24,21 @@ from .utils import _Number, _sum_rightmost, broadcast_all, lazy_property
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "ReshapeTransform",
     "SigmoidTransform",
+    "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
+    "StickBreakingTransform",
     "TanhTransform",
     "Transform",
     "identity_transform",
@@ -840,3 +847,16 @@ class AffineTransform(Transform):
         return torchlike.broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
+
+
+# the structured transforms subclass Transform, so they are imported after it
+from ._structured_transforms import (  # noqa: E402
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    SoftmaxTransform,
+    StackTransform,
+    StickBreakingTransform,
+)
