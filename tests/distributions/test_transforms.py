@@ -74,3 +74,23 @@ def test_softmax_transform_and_positive_definite():
     got = run(tl)
     if HAVE_TORCH:
         assert_same(got, run(torch), rtol=1e-5, atol=1e-5)
+
+
+def test_biject_to_and_transform_to_match_torch():
+    def run(M):
+        D = M.distributions
+        c = D.constraints
+        x = M.tensor(X)
+        out = []
+        for con in [c.positive, c.unit_interval, c.interval(-1.0, 2.0), c.simplex,
+                    c.greater_than(1.5), c.real_vector]:
+            for reg in (D.biject_to, D.transform_to):
+                t = reg(con)
+                y = t(x)
+                out += [repr(t).split("(")[0], y, bool(con.check(y).all())]
+        return out
+
+    got = run(tl)
+    assert all(v is True for v in got[2::3])
+    if HAVE_TORCH:
+        assert_same(got, run(torch), rtol=1e-5, atol=1e-5)

@@ -13,10 +13,10 @@ Provided: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Uniform``,
 ``LogNormal``, ``HalfNormal``, ``Gumbel``, ``Cauchy``, ``Poisson``, ``Geometric``,
 ``Pareto``, ``Weibull``, ``LowRankMultivariateNormal``, ``MixtureSameFamily``,
 ``RelaxedBernoulli``, ``RelaxedOneHotCategorical``, ``TransformedDistribution`` with the
-transforms of ``torchlike.distributions.transforms``, ``kl_divergence`` and
-``register_kl``. PyTorch's other families (Binomial, Multinomial, NegativeBinomial,
-ContinuousBernoulli, Kumaraswamy, VonMises, Wishart, LKJCholesky, ...) are not provided
-yet.
+transforms of ``torchlike.distributions.transforms``, ``biject_to`` and ``transform_to``,
+``kl_divergence`` and ``register_kl``. PyTorch's other families (Binomial, Multinomial,
+NegativeBinomial, ContinuousBernoulli, Kumaraswamy, VonMises, Wishart, LKJCholesky, ...)
+are not provided yet.
 
 Example::
 
@@ -32,6 +32,7 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
 from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -94,9 +95,11 @@ __all__ = [
     "TransformedDistribution",
     "Uniform",
     "Weibull",
+    "biject_to",
     "constraints",
     "kl_divergence",
     "register_kl",
+    "transform_to",
     "transforms",
 ]
 __all__.extend(transforms.__all__)
