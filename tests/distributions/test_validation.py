@@ -127,3 +127,16 @@ def test_repr_matches_torch(name):
     if HAVE_TORCH:
         # torchlike prints its Size as torchlike.Size
         assert torchify_repr(got) == repr(REPRS[name](torch))
+
+
+def test_batch_and_event_shapes_are_sizes():
+    # as in PyTorch, whether the parameters are numbers or tensors
+    D = tl.distributions
+    for d in [D.Normal(0.0, 1.0), D.Bernoulli(0.5), D.Exponential(1.0), D.Gamma(1.0, 1.0),
+              D.Uniform(0.0, 1.0), D.StudentT(1.0), D.Beta(1.0, 1.0), D.Geometric(0.5),
+              D.Categorical(logits=tl.zeros(2)), D.Dirichlet(tl.ones(2)),
+              D.MultivariateNormal(tl.zeros(2), tl.eye(2)), D.Distribution(validate_args=False)]:
+        shapes = [d.batch_shape, d.event_shape]
+        if type(d) is not D.Distribution:
+            shapes += [d.expand((2,)).batch_shape, d.expand((2,)).event_shape]
+        assert all(type(s) is tl.Size for s in shapes), type(d).__name__

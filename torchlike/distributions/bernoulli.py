@@ -66,7 +66,7 @@ class Bernoulli(ExponentialFamily):
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         if is_scalar:
-            batch_shape = ()
+            batch_shape = torchlike.Size()
         else:
             batch_shape = self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)

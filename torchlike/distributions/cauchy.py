@@ -45,7 +45,7 @@ class Cauchy(Distribution):
     ) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         if isinstance(loc, _Number) and isinstance(scale, _Number):
-            batch_shape = ()
+            batch_shape = torchlike.Size()
         else:
             batch_shape = self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)

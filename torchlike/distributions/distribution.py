@@ -25,6 +25,9 @@ from .utils import _is_all_true, _is_traced, _size, lazy_property
 __all__ = ["Distribution"]
 
 
+_EMPTY = torchlike.Size()
+
+
 class Distribution:
     r"""
     Distribution is the abstract base class for probability distributions. Mirrors
@@ -64,8 +67,8 @@ class Distribution:
 
     def __init__(
         self,
-        batch_shape: torchlike.Size = (),
-        event_shape: torchlike.Size = (),
+        batch_shape: torchlike.Size = _EMPTY,
+        event_shape: torchlike.Size = _EMPTY,
         validate_args: bool | None = None,
     ) -> None:
         self._batch_shape = batch_shape

@@ -55,7 +55,7 @@ class Exponential(ExponentialFamily):
         validate_args: bool | None = None,
     ) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = () if isinstance(rate, _Number) else self.rate.size()
+        batch_shape = torchlike.Size() if isinstance(rate, _Number) else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -133,7 +133,7 @@ class Gamma(ExponentialFamily):
     ) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         if isinstance(concentration, _Number) and isinstance(rate, _Number):
-            batch_shape = ()
+            batch_shape = torchlike.Size()
         else:
             batch_shape = self.concentration.size()
         super().__init__(batch_shape, validate_args=validate_args)

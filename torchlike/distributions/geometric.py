@@ -65,7 +65,7 @@ class Geometric(Distribution):
             (self.logits,) = broadcast_all(logits)
         probs_or_logits = probs if probs is not None else logits
         if isinstance(probs_or_logits, _Number):
-            batch_shape=()
+            batch_shape = torchlike.Size()
         else:
             if probs_or_logits is None:
                 raise AssertionError("probs_or_logits is unexpectedly None")

@@ -55,7 +55,7 @@ class Poisson(ExponentialFamily):
     ) -> None:
         (self.rate,) = broadcast_all(rate)
         if isinstance(rate, _Number):
-            batch_shape = ()
+            batch_shape = torchlike.Size()
         else:
             batch_shape = self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)

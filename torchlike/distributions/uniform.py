@@ -64,7 +64,7 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
 
         if isinstance(low, _Number) and isinstance(high, _Number):
-            batch_shape = ()
+            batch_shape = torchlike.Size()
         else:
             batch_shape = self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
