@@ -356,6 +356,40 @@ def test_rng_advances_like_eager():
     assert not torch.equal(a[0], a[1])
 
 
+def test_random_draws_compile_once(caplog):
+    """A step that draws random numbers is traced and compiled once: the generator's
+    counter enters the program in the same form (a uint32 on the state's device) whether
+    it is a Python int (after seeding or eager draws) or the array an earlier call wrote
+    back; it used to be traced and compiled again on the second call. The random
+    functions that take a tensor (``bernoulli``, ``normal``, ``uniform_``...) trace too."""
+    import logging
+
+    import jax
+    model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.5), nn.Linear(16, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    p = torch.full((4,), 0.5)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).square().mean()
+        loss.backward()
+        opt.step()
+        return (loss, torch.bernoulli(p), torch.normal(p, p), torch.multinomial(p, 2),
+                torch.poisson(p), p.clone().uniform_(), p.clone().bernoulli_(0.3))
+
+    x = torch.randn(4, 8)
+    step(x)
+    with jax.log_compiles(), caplog.at_level(logging.WARNING):
+        for i in range(4):
+            if i == 2:
+                x = x + torch.randn_like(x)   # an eager draw: the counter is an int again
+            step(x)
+    assert step.stats.traces == 1, step.stats
+    # the step's own program (eager ops outside it compile their executables as usual)
+    assert not [r for r in caplog.records if "Compiling jit(_execute)" in r.getMessage()]
+
+
 def test_scheduler_steps_replayed_and_reduce_on_plateau_metric():
     model, opt, step = _sgd_setup()
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=0)

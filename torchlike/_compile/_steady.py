@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import sys
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -70,6 +71,49 @@ def steady_eligible(entry, args, kwargs, others) -> bool:
                                     for a in args]))
 
 
+def counter_kind(c):
+    """A generator counter's part of a compiled function's key. A Python int (the counter
+    after seeding or eager draws, passed as ``np.uint32``) and the uint32 array a compiled
+    call writes back are the same input to the program, so they share a kind: otherwise
+    every function that draws random numbers traced and compiled twice, on its first
+    call and again on its second."""
+    if type(c) is np.uint32 or (isinstance(c, jax.Array) and not isinstance(c, jax.core.Tracer)
+                                and c.dtype == np.uint32 and c.shape == ()):
+        return np.uint32
+    return type(c)
+
+
+def counter_input(c, storages):
+    """A generator counter as the program takes it. An int (the counter after seeding or
+    eager draws) becomes a uint32 scalar on the device of the first committed array among
+    ``storages``' (the state the program reads), which is where the counter it writes
+    back will be: given as an uncommitted scalar, it would make JAX compile the program
+    once more when the committed one comes back (in-argument placements are part of
+    jit's cache key)."""
+    if type(c) is not int:
+        return c
+    return _place_like(np.uint32(c & 0xFFFFFFFF), storages)
+
+
+def key_input(g, storages):
+    """A generator's key as the program takes it: committed where the state is, as
+    ``counter_input`` says and for the same reason; kept so, so that this happens once."""
+    k = g._key
+    if type(k) is np.ndarray or (not isinstance(k, jax.core.Tracer) and not k.committed):
+        k = _place_like(k, storages)
+        if not (type(k) is np.ndarray or isinstance(k, jax.core.Tracer)):
+            g._key = k
+    return k
+
+
+def _place_like(v, storages):
+    for st in storages:
+        a = st.array
+        if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer) and a.committed:
+            return jax.device_put(v, a.sharding)
+    return v
+
+
 def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
     """The steady call of ``entry`` for the state ``found`` and arguments laid out as
     ``args`` (at ``arg_pos`` among the storages): a function of the positional arguments
@@ -82,7 +126,9 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
               _current=_tracing._current, _epoch=_tracing._epoch, _grad=_grad_state,
               _dflt=_dt._default, _prec=xla._precision, _tf32=xla._conv_tf32,
               DD=_dt.get_default_dtype(), PREC=xla._precision[0], TF32=xla._conv_tf32[0],
-              GE=_grad_state.enabled, _jnp=jnp, _getrefcount=sys.getrefcount, _u32=np.uint32,
+              GE=_grad_state.enabled, _jnp=jnp, _getrefcount=sys.getrefcount,
+              _counter_input=counter_input, _key_input=key_input,
+              _STORAGES=found.storages,
               _hyper_input=_hyper_input, _tensor_of=_tensor_of, _new=_new,
               VersionCounter=VersionCounter, run_deferred=run_deferred,
               DEFERRED=entry.deferred, ENTRY=entry, _ac=_autocast_state,
@@ -145,12 +191,17 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
             ns[f"HV{j}"], ns[f"HT{j}"] = v, type(v)
             L += [f"    if type(h{j}) is not HT{j} or h{j} != HV{j}:", "        return MISS"]
     for j, g in enumerate(found.generators):
-        # the key holds the counter's type, an int as ``np.uint32``
-        ct = type(gen_vals[2 * j + 1])
-        ns[f"GEN{j}"], ns[f"CT{j}"] = g, int if ct is np.uint32 else ct
-        L += [f"    c{j} = GEN{j}._counter",
-              f"    if type(c{j}) is not CT{j}:",
-              "        return MISS"]
+        # the key holds the counter's kind (``counter_kind``)
+        kind = counter_kind(gen_vals[2 * j + 1])
+        ns[f"GEN{j}"] = g
+        L.append(f"    c{j} = GEN{j}._counter")
+        if kind is np.uint32:
+            ns["_ARRAY_T"] = type(jnp.zeros((), jnp.uint32))
+            L += [f"    if type(c{j}) is not int and type(c{j}) is not _ARRAY_T:",
+                  "        return MISS"]
+        else:
+            ns[f"CT{j}"] = kind
+            L += [f"    if type(c{j}) is not CT{j}:", "        return MISS"]
     # ---- nothing above has side effects; below is the call
     L += ["    cf.stats.calls += 1",
           "    owned = cf._owned"]
@@ -164,8 +215,9 @@ def steady_call(cf, entry, found, args, arg_pos, hyper, gen_vals):
             L.append(f"    {x} = _hyper_input(h{i - n_b})")
         else:
             j, kk = divmod(i - n_b - n_h, 2)
-            L.append(f"    {x} = GEN{j}._key" if kk == 0 else
-                     f"    {x} = _u32(c{j}) if type(c{j}) is int else c{j}")
+            L.append(f"    {x} = _key_input(GEN{j}, _STORAGES)" if kk == 0 else
+                     f"    {x} = _counter_input(c{j}, _STORAGES) if type(c{j}) is int "
+                     f"else c{j}")
         if k in donated:   # Note [Donation]: never delete a foreign buffer
             L += [f"    if owned.get(id({x})) is not {x}:", f"        {x} = _jnp.copy({x})"]
         call_args.append(x)

@@ -86,7 +86,6 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.extend.core import Literal
 
 from .._core import dtype as _dt
@@ -100,7 +99,8 @@ from .._ops.scalars import SCALARS, device_scalar
 from ..distributed import _c10d
 from . import _tracing
 from ._forward import attach_backward, make_backward
-from ._steady import MISS, run_deferred, steady_call, steady_eligible
+from ._steady import (MISS, counter_input, counter_kind, key_input, run_deferred, steady_call,
+                      steady_eligible)
 from .spmd import check_collective_order, spmd_runner
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
@@ -255,16 +255,15 @@ class CompiledFunction:
         hyper = [read_slot(s) for s in found.hyper_slots]
         gen_vals = []
         for g in found.generators:
-            c = g._counter
-            gen_vals.append(g._key)
-            gen_vals.append(np.uint32(c) if type(c) is int else c)
+            gen_vals.append(key_input(g, base))
+            gen_vals.append(counter_input(g._counter, base))
         base_key = (self._found_token,
                     tuple([(x._shape, x._storage.dtype, x._requires_grad, x._offset,
                             x._stride) if isinstance(x, Tensor) else _static_key(x)
                            for x in leaves]),
                     treedef, tuple(arg_pos),
                     tuple([_sign(h) if type(h) is float else h for h in hyper]),
-                    tuple([type(c) for c in gen_vals[1::2]]),
+                    tuple([counter_kind(c) for c in gen_vals[1::2]]),
                     _grad_state.enabled, _dt.get_default_dtype(),
                     # traced products name the precision (Note [float32 matmul precision])
                     xla._precision[0], xla._conv_tf32[0],

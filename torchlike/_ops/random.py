@@ -132,7 +132,12 @@ def _check_out(out) -> None:
 
 
 def _tensor_device(t: Tensor):
-    return next(iter(t._value.devices()))
+    """The JAX device of ``t``'s array; of its ``device`` while it is traced (a traced
+    value has no devices to ask)."""
+    v = t._value
+    if isinstance(v, jax.core.Tracer):
+        return _target_device(t.device)
+    return next(iter(v.devices()))
 
 
 # ---------------------------------------------------------------------------
