@@ -49,11 +49,11 @@ import warnings
 from typing import Any, Callable, ContextManager, Iterable
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from .._compile import _tracing
-from .._compile.state import find_state, roots_of
+from .._compile.region import Region
+from .._compile.region import is_inside as _is_inside
+from .._compile.region import region_nodes as _region_nodes
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.random import default_generator
@@ -202,29 +202,6 @@ class CheckpointFunction(Function):
 
 
 # ---------------------------------------------------------------------------- non-reentrant
-def _is_inside(node, start: int) -> bool:
-    """Whether ``node`` was made by the region that began at sequence number ``start``
-    (a leaf's ``AccumulateGrad`` never is)."""
-    return type(node) is not AccumulateGrad and node._seq >= start
-
-
-def _region_nodes(roots, start: int) -> list:
-    """The nodes of the region reachable from ``roots``, not walking past its boundary."""
-    seen = set()
-    order = []
-    stack = [n for n in roots if _is_inside(n, start)]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        order.append(n)
-        for nxt, _ in n.next_functions:
-            if nxt is not None and nxt not in seen and _is_inside(nxt, start):
-                stack.append(nxt)
-    return order
-
-
 class _Capture(Node):
     """Where the recomputed graph's gradient for one boundary edge ends up."""
 
@@ -357,200 +334,17 @@ def _checkpoint_eager(function, preserve: bool, context_fn, determinism_check, a
 
 
 # ---------------------------------------------------------------------------- traced
-class _TracedBackward(Node):
-    """The checkpoint's node while traced: the backward of ``jax.checkpoint`` (Note
-    [Checkpoint under compile])."""
-
-    def __init__(self, edges, vjp_fn, out_avals, used, reentrant: bool):
-        super().__init__("CheckpointBackward", tuple(edges))
-        self._vjp_fn = vjp_fn
-        self._out_avals = out_avals
-        self._used = used
-        self._reentrant = reentrant
-
-    def _num_outputs(self) -> int:
-        return len(self._out_avals)
-
-    def _release(self) -> None:
-        self._vjp_fn = None
-
-    def apply(self, grads, create_graph):
-        if self._vjp_fn is None:
-            raise _backward_error(self._name)
-        if self._reentrant and _engine.backward_has_inputs():
-            raise RuntimeError(_REENTRANT_INPUTS)
-        if create_graph:
-            raise NotImplementedError(_NO_HIGHER_ORDER)
-        cts = []
-        for g, (shape, dtype) in zip(grads, self._out_avals):
-            if not jnp.issubdtype(dtype, jnp.inexact):
-                cts.append(np.zeros(shape, jax.dtypes.float0))
-            elif g is None:
-                cts.append(jnp.zeros(shape, dtype))
-            else:
-                cts.append(g._value.astype(dtype))
-        return [Tensor._wrap(r) if used else None
-                for r, used in zip(self._vjp_fn(tuple(cts)), self._used)]
-
-
 def _checkpoint_traced(function, reentrant: bool, args, kwargs):
-    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
-    arg_pos = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
-    roots = roots_of(function)
-    found = find_state(roots)
-    storages, gens = found.storages, found.generators
-    known = {id(s) for s in storages}
-    # the pure function's inputs: tensor arguments, state arrays, generator leaves
-    n_a, n_s = len(arg_pos), len(storages)
-    primals = [leaves[i]._value for i in arg_pos] + [s.array for s in storages]
-    for g in gens:
-        k, c = g._state_leaves()
-        primals += [k, np.uint32(c & 0xFFFFFFFF) if type(c) is int else c]
-    # what is differentiated: arguments and state tensors requiring grad
-    diff = [(j, leaves[i]) for j, i in enumerate(arg_pos) if leaves[i]._requires_grad]
-    by_storage = {id(s): k for k, s in enumerate(storages)}
-    state_diff = list({id(t): t for t in found.owners + found.holders
-                       if t._requires_grad}.values())
-    for t in state_diff:
-        if not t._direct:
-            raise NotImplementedError(
-                "torchlike.utils.checkpoint under torchlike.compile: a tensor requiring grad "
-                f"that the function reaches is a view of another (shape {tuple(t._shape)}); "
-                "pass it as an argument instead")
-        diff.append((n_a + by_storage[id(t._storage)], t))
-    diff_idx = [j for j, _ in diff]
-    if len(set(diff_idx)) != len(diff_idx):
-        raise NotImplementedError(
-            "torchlike.utils.checkpoint under torchlike.compile: two tensors requiring grad "
-            "reached by the function share memory; pass one of them as an argument")
-    if any(t.is_complex() for _, t in diff):
-        raise NotImplementedError("torchlike.utils.checkpoint under torchlike.compile: "
-                                  "complex tensors requiring grad are not supported")
-    diff_args = set(diff_idx)
-    leaf_ids = {id(t) for t in state_diff if t.grad_fn is None}
-    node_ids = {id(t.grad_fn) for t in state_diff if t.grad_fn is not None}
-    info: dict = {}
+    """The region as ``jax.checkpoint`` of its pure function (Note [Checkpoint under
+    compile], Note [Regions while traced] in _compile/region.py)."""
+    region = Region([function], args, kwargs, "torchlike.utils.checkpoint")
 
-    def pure(*flat):
-        outside = [s.array for s in storages]
-        outside_gens = [g._state_leaves() for g in gens]
-        inner = [Tensor._wrap(flat[j], requires_grad=j in diff_args) for j in range(n_a)]
-        new_leaves = list(leaves)
-        for t, i in zip(inner, arg_pos):
-            new_leaves[i] = t
-        for s, a in zip(storages, flat[n_a:]):
-            s.array = a
-            s.gen += 1
-        for j, g in enumerate(gens):
-            g._set_state_leaves(flat[n_a + n_s + 2 * j], flat[n_a + n_s + 2 * j + 1])
-        try:
-            call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, new_leaves)
-            start = next(_seq)
-            with enable_grad():
-                out = function(*call_args, **call_kwargs)
-            o_leaves, info["tree"] = jax.tree_util.tree_flatten(out, is_leaf=_is_tensor)
-            reached = _check_region(o_leaves, start, leaf_ids | {id(t) for t in inner},
-                                    node_ids)
-            # a tensor the region does not use gets no gradient (None), as in eager mode
-            info["used"] = [id(_grad_target(inner, j, t)) in reached for j, t in diff]
-            if any(t._storage.array is not flat[j] for j, t in enumerate(inner)):
-                raise NotImplementedError("torchlike.utils.checkpoint under torchlike.compile: "
-                                          "the function modified an argument in place")
-            info["consts"] = [None if isinstance(x, Tensor) else x for x in o_leaves]
-            outs = tuple(x._value for x in o_leaves if isinstance(x, Tensor))
-            # state the region changed or created comes out as auxiliary outputs
-            info["changed"] = [k for k, (s, a) in enumerate(zip(storages, flat[n_a:]))
-                               if s.array is not a]
-            info["new"] = [s for s in find_state(roots).storages
-                           if id(s) not in known and isinstance(s.array, jax.core.Tracer)]
-            aux = [storages[k].array for k in info["changed"]]
-            aux += [s.array for s in info["new"]]
-            info["gens"] = []
-            for j, g in enumerate(gens):
-                key, counter = g._state_leaves()
-                if key is not flat[n_a + n_s + 2 * j] or \
-                        counter is not flat[n_a + n_s + 2 * j + 1]:
-                    info["gens"].append(j)
-                    aux += [key, jnp.asarray(counter, jnp.uint32)]
-            return outs, aux
-        finally:
-            for s, a in zip(storages, outside):
-                s.array = a
-                s.gen += 1
-            for g, st in zip(gens, outside_gens):
-                g._set_state_leaves(*st)
+    def check() -> None:
+        if reentrant and _engine.backward_has_inputs():
+            raise RuntimeError(_REENTRANT_INPUTS)
 
-    region = jax.checkpoint(pure)
-
-    def differentiable(*diff_primals):
-        full = list(primals)
-        for j, d in zip(diff_idx, diff_primals):
-            full[j] = d
-        return region(*full)
-
-    if diff:
-        outs, vjp_fn, aux = jax.vjp(differentiable, *[primals[j] for j in diff_idx],
-                                    has_aux=True)
-    else:   # nothing to differentiate: the outputs do not require grad
-        (outs, aux), vjp_fn = region(*primals), None
-    it = iter(aux)
-    for s in [storages[k] for k in info["changed"]] + info["new"]:
-        s.array = next(it)
-        s.gen += 1
-    for j in info["gens"]:
-        gens[j]._set_state_leaves(next(it), next(it))
-    node = None
-    if outs and vjp_fn is not None:
-        node = _TracedBackward([edge_of(t) for _, t in diff], vjp_fn,
-                               [(o.shape, o.dtype) for o in outs], info["used"], reentrant)
-    it = iter(outs)
-    out_leaves = []
-    nr = 0
-    for c in info["consts"]:
-        if c is not None:
-            out_leaves.append(c)
-            continue
-        t = Tensor._wrap(next(it))
-        if node is not None and t.is_floating_point():
-            t._requires_grad = True
-            t.grad_fn = node
-            t._output_nr = nr
-        nr += 1
-        out_leaves.append(t)
-    return jax.tree_util.tree_unflatten(info["tree"], out_leaves)
-
-
-def _grad_target(inner: list, j: int, t: Tensor):
-    """What the region's graph reaches for differentiated input ``j`` (tensor ``t``): the
-    wrapped argument, the leaf itself, or the node of a non-leaf."""
-    if j < len(inner):
-        return inner[j]
-    return t if t.grad_fn is None else t.grad_fn
-
-
-def _check_region(outs, start: int, leaf_ids: set, node_ids: set) -> set:
-    """The ids of the leaves and nodes in ``leaf_ids``/``node_ids`` that the graph ``fn``
-    recorded while traced reaches; raise when it reaches a tensor requiring grad that is
-    neither an argument nor found state (its gradient would be lost)."""
-    reached = set()
-    roots = [o.grad_fn for o in outs if isinstance(o, Tensor) and o.grad_fn is not None]
-    for node in _region_nodes(roots, start):
-        for nxt, _ in node.next_functions:
-            if nxt is None or _is_inside(nxt, start):
-                continue
-            if type(nxt) is AccumulateGrad:
-                if id(nxt.variable) in leaf_ids:
-                    reached.add(id(nxt.variable))
-                    continue
-            elif id(nxt) in node_ids:
-                reached.add(id(nxt))
-                continue
-            raise RuntimeError(
-                "torchlike.utils.checkpoint under torchlike.compile: the checkpointed "
-                "function uses a tensor requiring grad that is neither one of its arguments "
-                "nor a parameter or buffer of the modules it reaches (through its closure, "
-                "globals or self); pass that tensor as an argument of checkpoint()")
-    return reached
+    return region.run(jax.checkpoint(region.pure(0)), region.infos[0], None,
+                      "CheckpointBackward", _NO_HIGHER_ORDER, check)
 
 
 def _traced(args, kwargs) -> bool:
