@@ -62,6 +62,7 @@ from ._core.dtype_info import *  # noqa: E402,F401,F403
 from ._core.runtime import *  # noqa: E402,F401,F403
 from ._ops.windows import *  # noqa: E402,F401,F403
 from ._compile.compile import compile  # noqa: E402
+from .control_flow import cond, while_loop  # noqa: E402
 from . import jit  # noqa: E402
 from . import amp, cpu  # noqa: E402
 from . import onnx  # noqa: E402,F401  (imports the onnx package only to export)

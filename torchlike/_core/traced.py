@@ -28,5 +28,6 @@ def concretization_error() -> RuntimeError:
     return TracedValueError(
         "a tensor's value was needed in Python while the function is being traced for "
         f"compilation{where}: .item(), .tolist(), bool(), int() or `if tensor:` cannot run "
-        "on traced values. Express the branch with torchlike.where(cond, a, b), or do it "
-        "outside the compiled function.")
+        "on traced values. Express the branch with torchlike.where(cond, a, b), "
+        "torchlike.cond(pred, true_fn, false_fn, operands) or torchlike.while_loop, or do "
+        "it outside the compiled function.")
