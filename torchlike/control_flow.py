@@ -23,9 +23,8 @@
 # supporting training).
 #
 # Differences from PyTorch: a branch may return an operand unchanged (PyTorch's Dynamo
-# refuses the aliasing); gradients of gradients through a tensor-predicate ``cond``
-# raise; an int carried by a traced ``while_loop`` becomes a 0-d int64 tensor (PyTorch
-# makes it a symbolic int).
+# refuses the aliasing); an int carried by a traced ``while_loop`` becomes a 0-d int64
+# tensor (PyTorch makes it a symbolic int).
 """
 
 from __future__ import annotations
@@ -71,8 +70,8 @@ def cond(pred: bool | Tensor, true_fn: Callable, false_fn: Callable,
     that requires grad gets a gradient (zeros from the branch not taken), as in PyTorch.
     ``operands``: a tuple or list, possibly nested in lists, tuples and dicts, of
     tensors. Inside ``torchlike.compile`` a traced ``pred`` becomes one ``lax.cond``.
-    Differences from PyTorch: a branch may return an operand unchanged (PyTorch refuses
-    the aliasing); gradients of gradients through a tensor-predicate ``cond`` raise.
+    Gradients of gradients (``create_graph=True``) go through it too. Difference from
+    PyTorch: a branch may return an operand unchanged (PyTorch refuses the aliasing).
 
     >>> import torchlike
     >>> x = torchlike.tensor([1.0, 2.0])
@@ -97,10 +96,6 @@ def cond(pred: bool | Tensor, true_fn: Callable, false_fn: Callable,
     if p.dtype != jnp.bool_:
         p = p != 0
     return _cond_region(p, true_fn, false_fn, tuple(operands))
-
-
-_COND_HIGHER_ORDER = ("torchlike.cond: higher-order gradients (create_graph=True) through "
-                      "a cond with a tensor predicate are not supported")
 
 
 def _cond_region(p, true_fn: Callable, false_fn: Callable, operands: tuple):
@@ -132,7 +127,7 @@ def _cond_region(p, true_fn: Callable, false_fn: Callable, operands: tuple):
         merged.update(a, used=[x or y or u for x, y, u in zip(a["used"], b["used"], used)])
         return r
 
-    return region.run(run, merged, plan, "CondAutogradOpBackward", _COND_HIGHER_ORDER)
+    return region.run(run, merged, plan, "CondAutogradOpBackward")
 
 
 def _check_branches(a: dict, b: dict) -> None:

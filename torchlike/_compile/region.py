@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
 from .._core.tensor import Tensor
+from ..autograd._errors import inplace_error
 from ..autograd.graph import AccumulateGrad, Node, _backward_error, _seq, edge_of
 from .state import find_state, roots_of
 
@@ -61,24 +62,28 @@ def region_nodes(roots, start: int) -> list:
 
 
 class RegionBackward(Node):
-    """The node of a traced region: the backward of the JAX transform of its pure
-    function. ``check()`` runs before it (an error the construct raises there);
-    ``higher_order``: the message of the NotImplementedError for ``create_graph``."""
+    """The node of a region: the backward of the JAX transform of its pure function.
+    ``check()`` runs before it (an error the construct raises there). The first-order
+    backward applies ``vjp_fn``, the linearization made in the forward; with
+    ``create_graph`` the backward is recorded instead, as ``JaxCall`` of the VJP of
+    ``fn`` (the outputs as a function of the differentiated inputs' arrays) over the
+    ``tensors`` those inputs are, so that it can be differentiated again."""
 
-    def __init__(self, name: str, edges, vjp_fn, out_avals, used, higher_order: str,
-                 check: Callable[[], None] | None = None):
+    def __init__(self, name: str, edges, vjp_fn, out_avals, used, fn: Callable,
+                 tensors: list, check: Callable[[], None] | None = None):
         super().__init__(name, tuple(edges))
         self._vjp_fn = vjp_fn
         self._out_avals = out_avals
         self._used = used
-        self._higher_order = higher_order
+        self._fn = fn
+        self._versions = [(t, t._vc, t._vc.v) for t in tensors]
         self._check = check
 
     def _num_outputs(self) -> int:
         return len(self._out_avals)
 
     def _release(self) -> None:
-        self._vjp_fn = None
+        self._vjp_fn = self._fn = self._versions = None
 
     def apply(self, grads, create_graph):
         if self._vjp_fn is None:
@@ -86,7 +91,7 @@ class RegionBackward(Node):
         if self._check is not None:
             self._check()
         if create_graph:
-            raise NotImplementedError(self._higher_order)
+            return self._recorded_backward(grads)
         cts = []
         for g, (shape, dtype) in zip(grads, self._out_avals):
             if not jnp.issubdtype(dtype, jnp.inexact):
@@ -97,6 +102,27 @@ class RegionBackward(Node):
                 cts.append(g._value.astype(dtype))
         return [Tensor._wrap(r) if used else None
                 for r, used in zip(self._vjp_fn(tuple(cts)), self._used)]
+
+    def _recorded_backward(self, grads) -> list:
+        from ..func._jaxcall import JaxCall
+        for t, vc, v in self._versions:
+            if vc.v != v:
+                raise inplace_error(vc.v, v, t.dtype, t._shape, t, None)
+        tensors = [t for t, _, _ in self._versions]
+        fn, avals, n = self._fn, self._out_avals, len(self._versions)
+        inexact = [k for k, (_, d) in enumerate(avals) if jnp.issubdtype(d, jnp.inexact)]
+
+        def backward(*arrays):
+            _, vjp = jax.vjp(fn, *arrays[:n])
+            it = iter(arrays[n:])
+            return tuple(vjp(tuple(next(it).astype(d) if k in inexact
+                                   else np.zeros(s, jax.dtypes.float0)
+                                   for k, (s, d) in enumerate(avals))))
+
+        cts = [grads[k] if grads[k] is not None
+               else Tensor._wrap(jnp.zeros(*avals[k])) for k in inexact]
+        gin = JaxCall.apply(backward, True, *tensors, *cts)
+        return [g if used else None for g, used in zip(gin, self._used)]
 
 
 class Region:
@@ -142,7 +168,7 @@ class Region:
         for t in state_diff:
             if not t._direct:
                 raise NotImplementedError(
-                    f"{what} under torchlike.compile: a tensor requiring grad that the "
+                    f"{what}: a tensor requiring grad that the "
                     f"function reaches is a view of another (shape {tuple(t._shape)}); pass "
                     "it as an argument instead")
             diff.append((n_a + by_storage[id(t._storage)], t))
@@ -150,14 +176,15 @@ class Region:
         self.diff_idx = diff_idx = [j for j, _ in diff]
         if len(set(diff_idx)) != len(diff_idx):
             raise NotImplementedError(
-                f"{what} under torchlike.compile: two tensors requiring grad reached by the "
+                f"{what}: two tensors requiring grad reached by the "
                 "function share memory; pass one of them as an argument")
         if any(t.is_complex() for _, t in diff):
-            raise NotImplementedError(f"{what} under torchlike.compile: complex tensors "
+            raise NotImplementedError(f"{what}: complex tensors "
                                       "requiring grad are not supported")
         self.leaf_ids = {id(t) for t in state_diff if t.grad_fn is None}
         self.node_ids = {id(t.grad_fn) for t in state_diff if t.grad_fn is not None}
         self.infos: list = [{} for _ in functions]
+        self.replaying = False
 
     def pure(self, i: int, plan: tuple | None = None) -> Callable:
         function, info = self.functions[i], self.infos[i]
@@ -179,31 +206,15 @@ class Region:
             try:
                 call_args, call_kwargs = jax.tree_util.tree_unflatten(self.treedef, new_leaves)
                 start = next(_seq)
-                with enable_grad() if self.grad else no_grad():
+                # a replay (the recorded backward re-running the function) only needs
+                # the outputs' arrays: JAX differentiates them
+                replay = self.replaying
+                with enable_grad() if self.grad and not replay else no_grad():
                     out = function(*call_args, **call_kwargs)
-                o_leaves, info["tree"] = jax.tree_util.tree_flatten(out, is_leaf=_is_tensor)
-                reached = self._check_graph(o_leaves, start, {id(t) for t in inner}) \
-                    if self.grad else set()
-                # a tensor the region does not use gets no gradient (None), as in eager mode
-                info["used"] = [id(inner[j] if j < n_a else t if t.grad_fn is None
-                                   else t.grad_fn) in reached for j, t in self.diff]
-                if any(t._storage.array is not flat[j] for j, t in enumerate(inner)):
-                    raise NotImplementedError(f"{self.what} under torchlike.compile: the "
-                                              "function modified an argument in place")
-                info["consts"] = [None if isinstance(x, Tensor) else x for x in o_leaves]
+                o_leaves, tree = jax.tree_util.tree_flatten(out, is_leaf=_is_tensor)
                 outs = tuple(x._value for x in o_leaves if isinstance(x, Tensor))
-                info["avals"] = [(tuple(o.shape), o.dtype) for o in outs]
-                info["dtypes"] = [x.dtype for x in o_leaves if isinstance(x, Tensor)]
-                # state the region changed or created comes out as auxiliary outputs
-                info["changed"] = [k for k, (s, a) in enumerate(zip(storages, flat[n_a:]))
-                                   if s.array is not a]
-                info["new"] = [s for s in find_state(self.roots).storages
-                               if id(s) not in self.known
-                               and isinstance(s.array, jax.core.Tracer)]
-                info["gens"] = [j for j, g in enumerate(gens)
-                                if any(x is not y for x, y in zip(
-                                    g._state_leaves(),
-                                    flat[n_a + n_s + 2 * j:n_a + n_s + 2 * j + 2]))]
+                if not replay:
+                    self._describe(info, tree, o_leaves, outs, start, inner, flat)
                 changed, gen_pos = (info["changed"], info["gens"]) if plan is None else plan
                 aux = [storages[k].array for k in changed]
                 for j in gen_pos:
@@ -219,6 +230,40 @@ class Region:
                     g._set_state_leaves(*st)
 
         return pure
+
+    def _describe(self, info: dict, tree, o_leaves: list, outs: tuple, start: int,
+                  inner: list, flat: tuple) -> None:
+        """Fill ``info`` from a call of the function (see the class docstring)."""
+        n_a, storages, gens = self.n_a, self.storages, self.gens
+        info["tree"] = tree
+        reached = self._check_graph(o_leaves, start, {id(t) for t in inner}) \
+            if self.grad else set()
+        # a tensor the region does not use gets no gradient (None), as in eager mode
+        info["used"] = [id(inner[j] if j < n_a else t if t.grad_fn is None
+                           else t.grad_fn) in reached for j, t in self.diff]
+        if any(t._storage.array is not flat[j] for j, t in enumerate(inner)):
+            raise NotImplementedError(f"{self.what}: the function modified an argument in "
+                                      "place")
+        info["consts"] = [None if isinstance(x, Tensor) else x for x in o_leaves]
+        info["avals"] = [(tuple(o.shape), o.dtype) for o in outs]
+        info["dtypes"] = [x.dtype for x in o_leaves if isinstance(x, Tensor)]
+        # state the region changed or created comes out as auxiliary outputs
+        info["changed"] = [k for k, (s, a) in enumerate(zip(storages, flat[n_a:]))
+                           if s.array is not a]
+        info["new"] = [s for s in find_state(self.roots).storages
+                       if id(s) not in self.known and isinstance(s.array, jax.core.Tracer)]
+        n_s = self.n_s
+        info["gens"] = [j for j, g in enumerate(gens)
+                        if any(x is not y for x, y in zip(
+                            g._state_leaves(), flat[n_a + n_s + 2 * j:n_a + n_s + 2 * j + 2]))]
+
+    def _replayed(self, fn: Callable, *args):
+        """``fn(*args)`` with the functions run only for their outputs' arrays."""
+        self.replaying = True
+        try:
+            return fn(*args)
+        finally:
+            self.replaying = False
 
     def _check_graph(self, outs, start: int, arg_ids: set) -> set:
         """The ids of the arguments, leaves and nodes among the differentiated inputs
@@ -240,26 +285,28 @@ class Region:
                     reached.add(id(nxt))
                     continue
                 raise RuntimeError(
-                    f"{self.what} under torchlike.compile: the function uses a tensor "
+                    f"{self.what}: the function uses a tensor "
                     "requiring grad that is neither one of its arguments nor a parameter or "
                     "buffer of the modules it reaches (through its closure, globals or "
                     "self); pass that tensor as an argument")
         return reached
 
     def run(self, transformed: Callable, info: dict, plan: tuple | None, node_name: str,
-            higher_order: str, check: Callable[[], None] | None = None):
+            check: Callable[[], None] | None = None):
         """Apply ``transformed`` (``flat -> (outs, aux)``, aux laid out by ``plan``: the
         changed storages' and generators' positions, or None for ``info``'s own) to the
         primals, differentiated by
         ``jax.vjp`` when an input requires grad; write the auxiliary outputs back and
         return the results (structured as ``info``'s)."""
         primals, diff_idx = self.primals, self.diff_idx
+
+        def differentiable(*diff_primals):
+            full = list(primals)
+            for j, d in zip(diff_idx, diff_primals):
+                full[j] = d
+            return transformed(*full)
+
         if self.diff:
-            def differentiable(*diff_primals):
-                full = list(primals)
-                for j, d in zip(diff_idx, diff_primals):
-                    full[j] = d
-                return transformed(*full)
 
             outs, vjp_fn, aux = jax.vjp(differentiable, *[primals[j] for j in diff_idx],
                                         has_aux=True)
@@ -276,7 +323,8 @@ class Region:
         if outs and vjp_fn is not None:
             node = RegionBackward(node_name, [edge_of(t) for _, t in self.diff], vjp_fn,
                                   [(o.shape, o.dtype) for o in outs], info["used"],
-                                  higher_order, check)
+                                  lambda *d: self._replayed(differentiable, *d)[0],
+                                  [t for _, t in self.diff], check)
         it = iter(outs)
         out_leaves = []
         nr = 0

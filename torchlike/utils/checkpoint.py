@@ -337,14 +337,15 @@ def _checkpoint_eager(function, preserve: bool, context_fn, determinism_check, a
 def _checkpoint_traced(function, reentrant: bool, args, kwargs):
     """The region as ``jax.checkpoint`` of its pure function (Note [Checkpoint under
     compile], Note [Regions while traced] in _compile/region.py)."""
-    region = Region([function], args, kwargs, "torchlike.utils.checkpoint")
+    region = Region([function], args, kwargs,
+                    "torchlike.utils.checkpoint under torchlike.compile")
 
     def check() -> None:
         if reentrant and _engine.backward_has_inputs():
             raise RuntimeError(_REENTRANT_INPUTS)
 
     return region.run(jax.checkpoint(region.pure(0)), region.infos[0], None,
-                      "CheckpointBackward", _NO_HIGHER_ORDER, check)
+                      "CheckpointBackward", check)
 
 
 def _traced(args, kwargs) -> bool:
