@@ -63,6 +63,12 @@ from ._core.runtime import *  # noqa: E402,F401,F403
 from ._ops.windows import *  # noqa: E402,F401,F403
 from ._compile.compile import compile  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
+from ._core.layout import (jagged, layout, sparse_bsc, sparse_bsr, sparse_coo,  # noqa: E402
+                           sparse_csc, sparse_csr, strided)
+from ._core.symbolic import *  # noqa: E402,F401,F403
+from ._ops.legacy import (eig, frobenius_norm, lstsq, matrix_rank, nuclear_norm,  # noqa: E402
+                          solve, symeig)
+from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)
 from . import jit  # noqa: E402
 from . import amp, cpu  # noqa: E402
 from . import onnx  # noqa: E402,F401  (imports the onnx package only to export)

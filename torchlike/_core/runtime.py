@@ -79,7 +79,8 @@ __all__ = [
     "set_deterministic_debug_mode", "get_deterministic_debug_mode", "typename",
     "is_storage", "is_signed", "set_float32_matmul_precision", "get_float32_matmul_precision",
     "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "get_default_device",
-    "set_default_device", "set_anomaly_enabled",
+    "set_default_device", "set_anomaly_enabled", "set_default_tensor_type", "get_device",
+    "get_device_module", "is_distributed",
 ]
 
 # The environment XLA's client and compiler read when the backend started (Note [XLA's
@@ -554,3 +555,74 @@ def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True)
                         f"{_tp_name(check_nan)}")
     from ..autograd.graph import _anomaly
     _anomaly.enabled, _anomaly.check_nan = enabled, check_nan
+
+
+# ---------------------------------------------------------------------- legacy tensor types
+def set_default_tensor_type(t: Any) -> None:
+    """Mirrors the deprecated ``torch.set_default_tensor_type(t)``: ``t`` is a legacy
+    floating-point tensor type (``torchlike.DoubleTensor``) or its name
+    (``'torch.FloatTensor'``, ``'torchlike.DoubleTensor'``); it sets the default dtype,
+    and a ``cuda`` type name the default device too (as PyTorch's CUDA tensor types
+    do). Warns as PyTorch does, and raises its TypeError for other types."""
+    import warnings
+
+    from .._ops.creation import LEGACY_TYPES
+    from .dtype import set_default_dtype
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please "
+                  "use torch.set_default_dtype() and torch.set_default_device() as "
+                  "alternatives.", UserWarning, stacklevel=2)
+    cuda = False
+    if isinstance(t, str):
+        parts = t.split(".")
+        cuda = len(parts) == 3 and parts[1] == "cuda"
+        if parts[0] not in ("torch", "torchlike") or len(parts) not in (2, 3) or \
+                (len(parts) == 3 and not cuda):
+            raise TypeError(f"invalid type: '{t}'")
+        named = {cls.__name__: cls for cls in LEGACY_TYPES}
+        if parts[-1] not in named:
+            raise TypeError(f"invalid type: '{t}'")
+        t = named[parts[-1]]
+    if t not in LEGACY_TYPES:
+        raise TypeError("invalid type object: only floating-point types are supported as "
+                        "the default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if cuda:
+        set_default_device("cuda")
+    set_default_dtype(t.dtype)
+
+
+def get_device(input: Any) -> int:
+    """Mirrors ``torch.get_device(input)``: ``input.get_device()``, -1 on the CPU."""
+    return input.get_device()
+
+
+def get_device_module(device: Any = None) -> Any:
+    """Mirrors ``torch.get_device_module(device=None)``: the module of a device type
+    (``torchlike.cuda`` for ``'cuda'``/``'cuda:1'``, ``torchlike.cpu`` for ``'cpu'``); with
+    no argument, the current accelerator's (``torchlike.cpu`` without one)."""
+    import importlib
+
+    from .device import device as Device
+    if device is None:
+        from .. import accelerator
+        acc = accelerator.current_accelerator()
+        name = "cpu" if acc is None else acc.type
+    elif isinstance(device, Device):
+        name = device.type
+    elif isinstance(device, str):
+        name = Device(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, "
+                           "or None")
+    try:
+        return importlib.import_module(f"torchlike.{name}")
+    except ImportError:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module "
+                           f"registered as 'torch.{name}'.") from None
+
+
+def is_distributed(input: Any) -> bool:
+    """Mirrors ``torch.is_distributed``: False (no torchlike tensor is a distributed
+    tensor)."""
+    return False

@@ -367,7 +367,9 @@ class Tensor(AutogradAttributes):
 
     @property
     def layout(self):
-        return "torchlike.strided"
+        """Mirrors ``Tensor.layout``: always ``torchlike.strided``."""
+        from .layout import strided
+        return strided
 
     @property
     def is_sparse(self) -> bool:
