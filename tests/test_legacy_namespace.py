@@ -124,3 +124,21 @@ def test_device_queries_and_aliases():
         assert fw.GradScaler is fw.amp.GradScaler
     with pytest.raises(RuntimeError):
         tl.get_device_module(3)
+
+
+def _special(fw):
+    x = fw.tensor(np.arange(6.0).reshape(2, 3) / 3, requires_grad=True)
+    outs = [fw.special.softmax(x, 1), fw.special.log_softmax(x, 0, dtype=fw.float32),
+            fw.special.logsumexp(x, 1, True), fw.special.softmax(fw.tensor([1, 2]), 0,
+                                                                 dtype=fw.float64)]
+    (outs[0] * outs[1]).sum().add(outs[2].sum()).backward()
+    return [o.detach().numpy() for o in outs] + [x.grad.numpy()]
+
+
+def test_special_softmax_log_softmax_logsumexp():
+    got = _special(tl)
+    assert got[1].dtype == np.float32 and got[3].dtype == np.float64
+    if HAVE_TORCH:
+        for a, b in zip(got, _special(torch)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -3,7 +3,8 @@
 Each function runs a table op: the ones PyTorch also has as ``torch.<name>`` share that
 op, the others (``erfcx``, ``ndtr``, ...) are declared in
 ``torchlike/_ops/special_functions.py`` as ``special_<name>``. ``softmax``,
-``log_softmax`` and ``logsumexp`` are not provided here.
+``log_softmax`` and ``logsumexp`` are ``torchlike.softmax``, ``torchlike.log_softmax`` and
+``torchlike.logsumexp`` with ``torch.special``'s signatures.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from .._ops.spec import OPS as _OPS
 __all__ = ["expit", "logit", "erf", "erfc", "erfcx", "erfinv", "xlogy", "xlog1py",
            "gammaln", "digamma", "psi", "multigammaln", "polygamma", "gammainc",
            "gammaincc", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "sinc",
-           "entr", "round", "exp2", "expm1", "log1p", "zeta"]
+           "entr", "round", "exp2", "expm1", "log1p", "zeta", "softmax", "log_softmax",
+           "logsumexp"]
 
 
 def _make(public: str, op: str):
@@ -48,3 +50,21 @@ def _install_out() -> None:
 
 
 _install_out()
+
+
+def softmax(input, dim: int, *, dtype=None):
+    """Mirrors ``torch.special.softmax(input, dim, *, dtype=None)``."""
+    from .. import softmax as _softmax
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim: int, *, dtype=None):
+    """Mirrors ``torch.special.log_softmax(input, dim, *, dtype=None)``."""
+    from .. import log_softmax as _log_softmax
+    return _log_softmax(input, dim, dtype=dtype)
+
+
+def logsumexp(input, dim, keepdim: bool = False, *, out=None):
+    """Mirrors ``torch.special.logsumexp(input, dim, keepdim=False, *, out=None)``."""
+    from .. import logsumexp as _logsumexp
+    return _logsumexp(input, dim, keepdim, out=out)
