@@ -70,8 +70,11 @@ def cond(pred: bool | Tensor, true_fn: Callable, false_fn: Callable,
     that requires grad gets a gradient (zeros from the branch not taken), as in PyTorch.
     ``operands``: a tuple or list, possibly nested in lists, tuples and dicts, of
     tensors. Inside ``torchlike.compile`` a traced ``pred`` becomes one ``lax.cond``.
-    Gradients of gradients (``create_graph=True``) go through it too. Difference from
-    PyTorch: a branch may return an operand unchanged (PyTorch refuses the aliasing).
+    Gradients of gradients (``create_graph=True``) go through it too. Eagerly, each
+    call traces both branches again (milliseconds for a small model; PyTorch's eager
+    ``cond`` compiles with Dynamo, seconds on a call site's first call), so inside a
+    loop prefer compiling the whole step. Difference from PyTorch: a branch may return
+    an operand unchanged (PyTorch refuses the aliasing).
 
     >>> import torchlike
     >>> x = torchlike.tensor([1.0, 2.0])
