@@ -15,6 +15,7 @@ from .adamax import Adamax as Adamax
 from .adamw import AdamW as AdamW
 from .asgd import ASGD as ASGD
 from .lbfgs import LBFGS as LBFGS
+from .muon import Muon as Muon
 from .nadam import NAdam as NAdam
 from .optimizer import Optimizer as Optimizer
 from .radam import RAdam as RAdam
@@ -23,5 +24,5 @@ from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
            "optimizer", "swa_utils"]
