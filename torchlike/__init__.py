@@ -37,7 +37,7 @@ from ._ops.creation import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, 
                             ShortTensor)
 from ._core.random import (Generator, default_generator, get_rng_state,  # noqa: E402
                            initial_seed, manual_seed, seed, set_rng_state)
-from ._ops.random import (bernoulli, multinomial, normal, poisson, rand,  # noqa: E402
+from ._ops.random import (bernoulli, binomial, multinomial, normal, poisson, rand,  # noqa: E402,E501
                           rand_like, randint, randint_like, randn, randn_like, randperm)
 from ._ops.creation import (arange, as_tensor, asarray, empty, empty_like, eye,  # noqa: E402
                             from_numpy, full, full_like, linspace, logspace, ones, ones_like,

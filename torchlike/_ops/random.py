@@ -1,5 +1,5 @@
 """Random sampling: ``rand``, ``randn``, ``randint``, ``randperm``, ``normal``,
-``bernoulli``, ``multinomial``, ``poisson``, the ``*_like`` variants and the in-place
+``bernoulli``, ``multinomial``, ``poisson``, ``binomial``, the ``*_like`` variants and the in-place
 ``Tensor.normal_``/``uniform_``/``bernoulli_``/``exponential_``/``random_``/``cauchy_``/
 ``log_normal_``/``geometric_``.
 
@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.memory_formats import memory_format, preserve_format
+from .._core.grad_mode import is_grad_enabled
 from .._core.random import Generator, default_generator
 from .._core.tensor import Tensor
 from ._common import broadcast_shapes_or_raise
@@ -30,7 +31,7 @@ from .creation import _size_arg, _target_device, like_strides
 from .spec import OpSpec, register
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
-           "poisson", "rand_like", "randn_like", "randint_like"]
+           "poisson", "binomial", "rand_like", "randn_like", "randint_like"]
 
 
 # ---------------------------------------------------------------------------
@@ -93,6 +94,30 @@ def _multinomial(key, counter, probs, n, replacement):
 @jax.jit
 def _poisson(key, counter, lam):
     return jax.random.poisson(_fold(key, counter), lam, lam.shape).astype(lam.dtype)
+
+
+# Note [Binomial draws, padded]
+# ``jax.random.binomial`` is a large program (inversion for small means, rejection
+# otherwise) that takes about a second to compile, once per shape. ``binomial`` therefore
+# draws over the flattened values padded to a power of two (at least 64), so that a few
+# executables serve every shape; padding lanes draw with count 0 and are dropped. Inside a
+# compiled step the padding is traced too, and the draws are the eager ones.
+def _bucket(n: int) -> int:
+    return max(64, 1 << max(n - 1, 0).bit_length())
+
+
+@jax.jit
+def _binomial(key, counter, count, prob):
+    return jax.random.binomial(_fold(key, counter), count, prob, count.shape, count.dtype)
+
+
+def _binomial_padded(key, counter, count, prob):
+    shape = count.shape
+    n = int(np.prod(shape, dtype=np.int64))
+    pad = _bucket(n) - n
+    c = jnp.pad(jnp.ravel(count), (0, pad))
+    p = jnp.pad(jnp.ravel(prob), (0, pad), constant_values=0.5)
+    return _binomial(key, counter, c, p)[:n].reshape(shape)
 
 
 # ---------------------------------------------------------------------------
@@ -377,6 +402,55 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if not isinstance(lam, jax.core.Tracer) and bool(np.any(np.asarray(lam) < 0)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return Tensor._wrap(_draw(_poisson, generator, _tensor_device(input), lam))
+
+
+@functools.cache
+def _binomial_node():
+    """A ``Function`` whose backward raises PyTorch's error: PyTorch records ``binomial``
+    on the tape with no derivative (built on first use: autograd imports this module)."""
+    from ..autograd.function import Function
+
+    class _Binomial(Function):
+        @staticmethod
+        def forward(ctx, count, prob, out):
+            return out.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise RuntimeError("derivative for aten::binomial is not implemented")
+
+    return _Binomial
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Mirrors ``torch.binomial``: the number of successes in ``count`` trials of
+    probability ``prob`` (floating tensors of one dtype, broadcast together), in their
+    dtype. The draws come from ``jax.random.binomial`` (Note [Binomial draws, padded]),
+    so their values differ from PyTorch's. As in PyTorch, the probabilities are not
+    checked (values outside [0, 1] give meaningless counts, whereas a NaN count makes
+    PyTorch loop forever and gives NaN here), and differentiating through the draw
+    raises PyTorch's error."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position "
+                            f"{1 if name == 'count' else 2}) must be Tensor, not "
+                            f"{type(t).__name__}")
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, "
+                             f"got: {dtype_short_name(t.dtype)}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {dtype_short_name(prob.dtype)} but expected "
+                           f"{dtype_short_name(count.dtype)}")
+    if count.dtype.np not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise NotImplementedError(f"\"binomial_cpu\" not implemented for "
+                                  f"'{dtype_short_name(count.dtype)}'")
+    shape = broadcast_shapes_or_raise(tuple(count.shape), tuple(prob.shape))
+    c = jnp.broadcast_to(count._value, shape)
+    p = jnp.broadcast_to(prob._value, shape)
+    out = Tensor._wrap(_draw(_binomial_padded, generator, _tensor_device(count), c, p))
+    if (count.requires_grad or prob.requires_grad) and is_grad_enabled():
+        out = _binomial_node().apply(count, prob, out)
+    return out
 
 
 # ---------------------------------------------------------------------------

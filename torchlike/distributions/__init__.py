@@ -12,11 +12,12 @@ Provided: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Uniform``,
 ``MultivariateNormal``, ``Beta``, ``Gamma``, ``Dirichlet``, ``Chi2``, ``StudentT``,
 ``LogNormal``, ``HalfNormal``, ``Gumbel``, ``Cauchy``, ``Poisson``, ``Geometric``,
 ``Pareto``, ``Weibull``, ``LowRankMultivariateNormal``, ``MixtureSameFamily``,
-``RelaxedBernoulli``, ``RelaxedOneHotCategorical``, ``TransformedDistribution`` with the
-transforms of ``torchlike.distributions.transforms``, ``biject_to`` and ``transform_to``,
-``kl_divergence`` and ``register_kl``. PyTorch's other families (Binomial, Multinomial,
-NegativeBinomial, ContinuousBernoulli, Kumaraswamy, VonMises, Wishart, LKJCholesky, ...)
-are not provided yet.
+``RelaxedBernoulli``, ``RelaxedOneHotCategorical``, ``Binomial``, ``Multinomial``,
+``NegativeBinomial``, ``ContinuousBernoulli``, ``FisherSnedecor``, ``GeneralizedPareto``,
+``HalfCauchy``, ``InverseGamma``, ``Kumaraswamy``, ``LogisticNormal``, ``VonMises``,
+``Wishart``, ``LKJCholesky``, ``TransformedDistribution`` with the transforms of
+``torchlike.distributions.transforms``, ``biject_to`` and ``transform_to``,
+``kl_divergence`` and ``register_kl``: every family of ``torch.distributions``.
 
 Example::
 
@@ -30,25 +31,36 @@ Example::
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
 from .chi2 import Chi2
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .geometric import Geometric
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import _add_kl_info, kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -59,7 +71,9 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 _add_kl_info()
 del _add_kl_info
@@ -67,23 +81,34 @@ del _add_kl_info
 __all__ = [
     "Bernoulli",
     "Beta",
+    "Binomial",
     "Categorical",
     "Cauchy",
     "Chi2",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
+    "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "LowRankMultivariateNormal",
     "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
@@ -94,7 +119,9 @@ __all__ = [
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "kl_divergence",

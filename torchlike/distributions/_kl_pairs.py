@@ -10,11 +10,13 @@ from torchlike import inf
 
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .gamma import Gamma
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
@@ -33,7 +35,7 @@ from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant as _euler_gamma
+from .utils import _is_traced, _sum_rightmost, euler_constant as _euler_gamma
 
 from .kl import kl_divergence, register_kl
 
@@ -98,12 +100,38 @@ def _kl_beta_beta(p, q):
     return t1 - t2 + t3 + t4 + t5
 
 
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    # from https://math.stackexchange.com/questions/2214993/
+    # kullback-leibler-divergence-for-binomial-distributions-p-and-q
+    fewer = p.total_count < q.total_count
+    if not _is_traced(fewer) and fewer.any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (
+        p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p()
+    )
+    inf_idxs = p.total_count > q.total_count
+    kl = kl.masked_fill(inf_idxs, inf)
+    # traced, the eager error above cannot be raised: those entries are nan instead
+    return kl.masked_fill(fewer, math.nan) if _is_traced(fewer) else kl
+
+
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     t = p.probs * (p.logits - q.logits)
     t = t.masked_fill((q.probs == 0).expand_as(t), inf)
     t = t.masked_fill((p.probs == 0).expand_as(t), 0)
     return t.sum(-1)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + torchlike.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - torchlike.log1p(-q.probs)
+    return t1 + t2 + t3
 
 
 @register_kl(Dirichlet, Dirichlet)
@@ -224,6 +252,16 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return (
+        -p.entropy()
+        - p.mean * q.logits
+        - torchlike.log1p(-q.probs)
+        - q._cont_bern_log_norm()
+    )
+
+
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return (
@@ -273,6 +311,45 @@ def _kl_beta_uniform(p, q):
 # Note that the KL between a ContinuousBernoulli and Beta has no closed form
 
 
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - torchlike.log(q.rate) + q.rate * p.mean
+
+
+# Note that the KL between a ContinuousBernoulli and Gamma has no closed form
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + torchlike.square(q.loc / q.scale)) + torchlike.log(
+        q.scale
+    )
+    t3 = (p.variance + torchlike.square(p.mean) - 2.0 * q.loc * p.mean) / (
+        2.0 * torchlike.square(q.scale)
+    )
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return torchlike.where(
+        torchlike.max(
+            torchlike.ge(q.low, p.support.lower_bound),
+            torchlike.le(q.high, p.support.upper_bound),
+        ),
+        torchlike.ones_like(result) * inf,
+        result,
+    )
+
+
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Beta)
 @register_kl(Exponential, Uniform)
 @register_kl(Exponential, Pareto)
@@ -304,6 +381,7 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Beta)
 @register_kl(Gamma, Uniform)
 @register_kl(Gamma, Pareto)
@@ -335,6 +413,7 @@ def _kl_gamma_normal(p, q):
     )
 
 
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
@@ -355,6 +434,7 @@ def _kl_laplace_normal(p, q):
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
@@ -400,6 +480,24 @@ def _kl_uniform_beta(p, q):
     outside = (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)
     result = result.masked_fill(outside, inf)
     return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = (
+        -p.entropy()
+        - p.mean * q.logits
+        - torchlike.log1p(-q.probs)
+        - q._cont_bern_log_norm()
+    )
+    return torchlike.where(
+        torchlike.max(
+            torchlike.ge(p.high, q.support.upper_bound),
+            torchlike.le(p.low, q.support.lower_bound),
+        ),
+        torchlike.ones_like(result) * inf,
+        result,
+    )
 
 
 @register_kl(Uniform, Exponential)
@@ -500,6 +598,7 @@ def _kl_gamma_gumbel(p, q):
 # TODO: Add Gamma-Laplace KL Divergence
 
 
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Beta)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
@@ -532,6 +631,7 @@ def _kl_normal_gumbel(p, q):
     return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
 
 
+@register_kl(Poisson, Binomial)
 @register_kl(Poisson, Bernoulli)
 def _kl_poisson_infinity(p, q):
     return _infinite_like(p.rate)
@@ -682,6 +782,7 @@ def _kl_beta_infinity(p, q):
     return _infinite_like(p.concentration1)
 
 
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Beta)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
