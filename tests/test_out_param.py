@@ -177,7 +177,7 @@ def _compare(name, out, rout, plain, smp):
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="which dtypes an out may have is PyTorch's rule")
 @pytest.mark.parametrize("name,i", _cases(WITH_OUT, _PYTORCH_BUGS_OTHER_DTYPE,
-                                             most=samples_per_op(2)))
+                                             most=samples_per_op(1)))
 def test_out_of_another_dtype(name, i):
     """``out`` of another dtype: both accept (equal values) or both refuse alike."""
     smp = FUNCS[name][i]

@@ -27,7 +27,7 @@ PUBLIC = [s for s in OPS.values() if not s.name.startswith("_") and (s.function 
 
 def _cases():
     out = []
-    per_op = samples_per_op(2)
+    per_op = samples_per_op(1)
     for spec in PUBLIC:
         taken = 0
         for i, smp in enumerate(samples_of(spec)):

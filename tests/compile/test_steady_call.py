@@ -88,7 +88,12 @@ def _run(build, steady: bool, steps: int = STEPS):
     return results, _state(state()), fn, spy
 
 
-@pytest.mark.parametrize("build", CASES, ids=[c.__name__ for c in CASES])
+# the Transformer is left out: its eight steps twice took 15 s, and the steady path is
+# the same generated code for every model (the CNN covers buffers and the generator)
+STEADY_CASES = [c for c in CASES if c.__name__ != "transformer_adam"]
+
+
+@pytest.mark.parametrize("build", STEADY_CASES, ids=[c.__name__ for c in STEADY_CASES])
 def test_steady_call_writes_what_the_general_path_writes(build):
     res_g, state_g, fn_g, spy_g = _run(build, steady=False)
     res_s, state_s, fn_s, spy_s = _run(build, steady=True)
