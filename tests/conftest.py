@@ -52,3 +52,14 @@ def pytest_runtest_teardown(item, nextitem):
         import jax
 
         jax.clear_caches()
+
+
+@pytest.fixture(autouse=True)
+def _restore_torch_distribution_validation():
+    """PyTorch's Dynamo (which ``torch.cond``, ``torch.while_loop`` and some optimizers'
+    first step start) turns off ``torch.distributions``' argument validation for the whole
+    process; put PyTorch's default back so that later parity tests see PyTorch's errors."""
+    yield
+    dist = sys.modules.get("torch.distributions")
+    if dist is not None:
+        dist.Distribution.set_default_validate_args(__debug__)
