@@ -38,13 +38,9 @@ from jax import lax
 
 from ._compile.region import Region
 from ._core.grad_mode import _state as _grad_state
-from ._core.tensor import Tensor
+from ._core.tensor import Tensor, is_tensor
 
 __all__ = ["cond", "while_loop"]
-
-
-def _is_tensor(x) -> bool:
-    return isinstance(x, Tensor)
 
 
 def _traced(x) -> bool:
@@ -91,7 +87,7 @@ def cond(pred: bool | Tensor, true_fn: Callable, false_fn: Callable,
         raise RuntimeError("Expect both branches to be callable.")
     if not isinstance(operands, (tuple, list)) or not all(
             isinstance(t, Tensor) for t in jax.tree_util.tree_leaves(operands,
-                                                                     is_leaf=_is_tensor)):
+                                                                     is_leaf=is_tensor)):
         raise RuntimeError(
             "Expect operands to be a tuple of possibly nested dict/list/tuple that only "
             f"consists of tensor leaves, but got {operands}.")
@@ -116,21 +112,14 @@ def _cond_region(p, true_fn: Callable, false_fn: Callable, operands: tuple):
     plan = (sorted(set(i0["changed"]) | set(i1["changed"])),
             sorted(set(i0["gens"]) | set(i1["gens"])))
     branches = (region.pure(0, plan), region.pure(1, plan))
-    used = [x or y for x, y in zip(i0["used"], i1["used"])]
-    merged: dict = {}
+    # what either branch's graph reaches gets a gradient (zeros from the other branch)
+    info = dict(i0, used=[x or y for x, y in zip(i0["used"], i1["used"])])
     if isinstance(p, jax.core.Tracer):
         def transformed(*flat):
             return lax.cond(p, branches[0], branches[1], *flat)
     else:   # a concrete predicate: only the chosen branch runs
         transformed = branches[0 if bool(p) else 1]
-
-    def run(*flat):
-        r = transformed(*flat)
-        a, b = region.infos
-        merged.update(a, used=[x or y or u for x, y, u in zip(a["used"], b["used"], used)])
-        return r
-
-    return region.run(run, merged, plan, "CondAutogradOpBackward")
+    return region.run(transformed, info, plan, "CondAutogradOpBackward")
 
 
 def _check_branches(a: dict, b: dict) -> None:
@@ -145,12 +134,16 @@ def _check_branches(a: dict, b: dict) -> None:
             "Unmatched output spec from torch.cond branches: true branch tree_spec "
             f"{a['tree']} vs false branch tree_spec {b['tree']} (non-tensor results "
             f"{a['consts']} and {b['consts']} must be equal)")
-    if a["avals"] != b["avals"] or a["dtypes"] != b["dtypes"]:
+    if a["avals"] != b["avals"]:
         raise RuntimeError(
-            "torchlike.cond: the branches must return tensors of "
-            "the same shapes and dtypes, but the true branch returns "
-            f"{_describe(list(zip([x[0] for x in a['avals']], a['dtypes'])))} and the false "
-            f"branch {_describe(list(zip([x[0] for x in b['avals']], b['dtypes'])))}")
+            "torchlike.cond: the branches must return tensors of the same shapes and dtypes, "
+            f"but the true branch returns {_tensor_meta(a)} and the false branch "
+            f"{_tensor_meta(b)}")
+
+
+def _tensor_meta(info: dict) -> str:
+    """A branch's tensor results as ``[torchlike.float32[4, 3], ...]``."""
+    return _describe([(s, d) for (s, _), d in zip(info["avals"], info["dtypes"])])
 
 
 # --------------------------------------------------------------------------- while_loop
@@ -178,7 +171,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried_inputs: tuple | lis
     if not isinstance(carried_inputs, (tuple, list)):
         raise RuntimeError(
             f"carried_inputs must be a tuple or list but got {type(carried_inputs)}")
-    leaves = jax.tree_util.tree_leaves(carried_inputs, is_leaf=_is_tensor)
+    leaves = jax.tree_util.tree_leaves(carried_inputs, is_leaf=is_tensor)
     if not all(isinstance(t, Tensor) or (type(t) is int) for t in leaves):
         raise RuntimeError(
             "Expect carried_inputs to be a tuple of possibly nested dict/list/tuple that only"
@@ -216,8 +209,8 @@ def _meta(x) -> str:
 def _check_body(out, carried: tuple) -> None:
     if not isinstance(out, tuple):
         raise RuntimeError(f"body_fn should return a tuple but got {type(out)}")
-    flat_out = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
-    flat_in = jax.tree_util.tree_leaves(carried, is_leaf=_is_tensor)
+    flat_out = jax.tree_util.tree_leaves(out, is_leaf=is_tensor)
+    flat_in = jax.tree_util.tree_leaves(carried, is_leaf=is_tensor)
     if len(flat_out) != len(flat_in):
         raise RuntimeError(
             "Expected body_fn_output and carried_inputs to have same number of outputs but "
@@ -240,7 +233,7 @@ _WHILE_GRAD = (
 
 
 def _while_traced(cond_fn: Callable, body_fn: Callable, carried: tuple) -> tuple:
-    leaves, tree = jax.tree_util.tree_flatten(carried, is_leaf=_is_tensor)
+    leaves, tree = jax.tree_util.tree_flatten(carried, is_leaf=is_tensor)
     leaves = [x if isinstance(x, Tensor) else Tensor._wrap(jnp.asarray(x, jnp.int64))
               for x in leaves]
     grad = _grad_state.enabled

@@ -26,16 +26,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.grad_mode import enable_grad, no_grad
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, is_tensor
 from ..autograd._errors import inplace_error
 from ..autograd.graph import AccumulateGrad, Node, _backward_error, _seq, edge_of
 from .state import find_state, roots_of
 
 __all__ = ["Region", "RegionBackward", "is_inside", "region_nodes"]
-
-
-def _is_tensor(x) -> bool:
-    return isinstance(x, Tensor)
 
 
 def is_inside(node, start: int) -> bool:
@@ -146,7 +142,7 @@ class Region:
         self.functions = functions
         self.grad = grad
         self.what = what
-        leaves, self.treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
+        leaves, self.treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_tensor)
         self.leaves = leaves
         self.arg_pos = arg_pos = [i for i, x in enumerate(leaves) if isinstance(x, Tensor)]
         self.roots = roots = [r for f in functions for r in roots_of(f)]
@@ -211,7 +207,7 @@ class Region:
                 replay = self.replaying
                 with enable_grad() if self.grad and not replay else no_grad():
                     out = function(*call_args, **call_kwargs)
-                o_leaves, tree = jax.tree_util.tree_flatten(out, is_leaf=_is_tensor)
+                o_leaves, tree = jax.tree_util.tree_flatten(out, is_leaf=is_tensor)
                 outs = tuple(x._value for x in o_leaves if isinstance(x, Tensor))
                 if not replay:
                     self._describe(info, tree, o_leaves, outs, start, inner, flat)

@@ -20,6 +20,7 @@ from .autograd_attrs import init_autograd_fields as _init_autograd_fields
 from .device import CPU, device as Device, from_jax_device, jax_device
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled
+from .layout import strided
 from .memory_formats import (check_memory_format, contiguous_format, is_contiguous_as,
                              non_overlapping_and_dense, preserve_format, result_strides,
                              suggest_memory_format)
@@ -368,7 +369,6 @@ class Tensor(AutogradAttributes):
     @property
     def layout(self):
         """Mirrors ``Tensor.layout``: always ``torchlike.strided``."""
-        from .layout import strided
         return strided
 
     @property
