@@ -62,6 +62,10 @@ from ._core.dtype_info import *  # noqa: E402,F401,F403
 from ._core.runtime import *  # noqa: E402,F401,F403
 from ._ops.windows import *  # noqa: E402,F401,F403
 from ._compile.compile import compile  # noqa: E402
+from . import compiler, random  # noqa: E402,F401
+from ._streams import Event, Stream  # noqa: E402
+from .cuda.memory import AcceleratorError, OutOfMemoryError  # noqa: E402
+from .utils.dlpack import to_dlpack  # noqa: E402
 from .control_flow import cond, while_loop  # noqa: E402
 from ._core.layout import (jagged, layout, sparse_bsc, sparse_bsr, sparse_coo,  # noqa: E402
                            sparse_csc, sparse_csr, strided)

@@ -102,6 +102,7 @@ from ._forward import attach_backward, make_backward
 from ._steady import (MISS, counter_input, counter_kind, key_input, run_deferred, steady_call,
                       steady_eligible)
 from .spmd import check_collective_order, spmd_runner
+from .stance import LIVE, STANCE, check_stance, recompile_error
 from .state import Found, Roots, find_state, fresh_floats, read_slot
 
 _new = object.__new__
@@ -196,6 +197,7 @@ class CompiledFunction:
         self._steady = None           # the last entry's steady call (Note [Steady-state calls])
         self._steady_roots = None     # the roots list it was made under
         functools.update_wrapper(self, fn, updated=())
+        LIVE.add(self)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -215,6 +217,8 @@ class CompiledFunction:
             self._steady = None
         if _tracing.current() is not None:
             # inside another compiled function's trace: simply part of that program
+            return self._fn(*args, **kwargs)
+        if STANCE[0] != "default" and check_stance() == "force_eager":   # Note [Stances]
             return self._fn(*args, **kwargs)
         self.stats.calls += 1
         if not kwargs and all([type(a) is Tensor for a in args]):   # the common call
@@ -297,6 +301,10 @@ class CompiledFunction:
             entry = self._cache.get(key)
             full.extend(s.array for s in grad_storages)
         if entry is None:
+            if self.stats.traces and STANCE[0] != "default":   # Note [Stances]
+                if check_stance() == "eager_on_recompile":
+                    return self._fn(*args, **kwargs)
+                raise recompile_error(self._fn, "new input signature or state")
             bad = [f"{slot[1]}={type(v).__name__}"
                    for slot, v in zip(found.hyper_slots, hyper)
                    if type(v) not in (float, int)]
@@ -772,8 +780,9 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,
     needs a tensor's value in Python (``.item()``, ``if t:``) raises while tracing.
     """
     def wrap(m):
-        if disable or backend in ("eager", "aot_eager"):
-            return m
+        if disable or backend in ("eager", "aot_eager") or getattr(m, "_torchlike_disabled",
+                                                                   False):
+            return m   # a ``torchlike.compiler.disable``d function runs uncompiled
         from ..nn.modules.module import Module
         if isinstance(m, Module):
             from .module import OptimizedModule

@@ -4,7 +4,8 @@ backend ('cuda' means GPU, else TPU, as seen by JAX)."""
 from __future__ import annotations
 
 from .._core.device import _default_device_stack, accelerator_devices
-from .memory import (_current, check_index, empty_cache, index_of,  # noqa: F401
+from .memory import (AcceleratorError, OutOfMemoryError, _current,  # noqa: F401
+                     check_index, empty_cache, index_of,
                      max_memory_allocated, max_memory_reserved, memory_allocated,
                      memory_reserved, memory_stats)
 from .streams import Event, Stream, current_stream, default_stream, stream, synchronize
@@ -14,7 +15,7 @@ __all__ = ["is_available", "device_count", "current_device", "get_device_name",
            "set_device", "synchronize", "manual_seed", "manual_seed_all", "is_initialized",
            "empty_cache", "memory_stats", "memory_allocated", "max_memory_allocated",
            "memory_reserved", "max_memory_reserved", "Event", "Stream", "current_stream",
-           "default_stream", "stream"]
+           "default_stream", "stream", "OutOfMemoryError", "AcceleratorError"]
 
 
 def is_available() -> bool:

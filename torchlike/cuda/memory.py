@@ -23,10 +23,22 @@ from collections import OrderedDict
 
 from .._core.device import accelerator_devices, device
 
-__all__ = ["empty_cache", "memory_stats", "memory_allocated", "max_memory_allocated",
-           "memory_reserved", "max_memory_reserved"]
+__all__ = ["OutOfMemoryError", "AcceleratorError", "empty_cache", "memory_stats",
+           "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"]
 
 _current = [0]   # the index 'cuda' means (``set_device``)
+
+
+class OutOfMemoryError(RuntimeError):
+    """Mirrors ``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``), so that
+    ported ``except`` clauses name a class. torchlike does not raise it: an allocation
+    that fails inside XLA raises JAX's runtime error (its message starts with
+    ``RESOURCE_EXHAUSTED``), which this class does not catch."""
+
+
+class AcceleratorError(RuntimeError):
+    """Mirrors ``torch.AcceleratorError``; as ``OutOfMemoryError``, never raised here:
+    XLA's device errors are JAX's runtime errors."""
 
 
 def check_index(idx: int) -> None:

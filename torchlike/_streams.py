@@ -1,0 +1,143 @@
+"""``torchlike.Stream`` and ``torchlike.Event``: PyTorch's device-generic stream and event.
+
+On an accelerator they are the device's one queue and its timing events (Note [One queue
+per device] in cuda/streams.py); on the CPU, as PyTorch's, a stream exists (work runs in
+issue order) but events cannot be recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ._core.device import accelerator_devices
+from ._core.device import device as _device
+
+__all__ = ["Stream", "Event"]
+
+_CPU_EVENTS = "cpu backend doesn't support events."
+
+
+def _where(device) -> tuple[str, int]:
+    """``(device type, index)`` of a stream or event made for ``device``: the current
+    accelerator by default, else the CPU (index -1, as PyTorch reports it)."""
+    from .cuda.memory import _current, check_index
+    if device is None:
+        if not accelerator_devices():
+            return "cpu", -1
+        return "cuda", _current[0]
+    d = _device(device) if not isinstance(device, int) else _device("cuda", device)
+    if d.type == "cpu":
+        return "cpu", -1
+    idx = _current[0] if d.index is None else d.index
+    check_index(idx)
+    return d.type, idx
+
+
+def _wait(kind: str, index: int) -> None:
+    from .cuda.streams import synchronize
+    if kind == "cpu":
+        import jax
+        for a in jax.live_arrays("cpu"):
+            if not a.is_deleted():
+                a.block_until_ready()
+        jax.effects_barrier()
+    else:
+        synchronize(index)
+
+
+class Stream:
+    """Mirrors ``torch.Stream(device=None, *, priority=0)``: the device's queue of work,
+    which runs in issue order (Note [One queue per device]); ``synchronize`` waits for it,
+    ``wait_stream``/``wait_event`` are implied by that order."""
+
+    def __init__(self, device: Any = None, *, priority: int = 0, **kwargs: Any) -> None:
+        self._kind, self.device_index = _where(device)
+        self.priority = priority
+        self.stream_id = 0
+
+    @property
+    def device(self) -> _device:
+        return _device(self._kind) if self.device_index < 0 else \
+            _device(self._kind, self.device_index)
+
+    @property
+    def device_type(self) -> int:
+        """PyTorch's number for the device type (0: CPU, 1: CUDA)."""
+        return 0 if self._kind == "cpu" else 1
+
+    def synchronize(self) -> None:
+        _wait(self._kind, self.device_index)
+
+    def query(self) -> bool:
+        self.synchronize()
+        return True
+
+    def wait_stream(self, stream: "Stream") -> None:
+        return None
+
+    def wait_event(self, event: "Event") -> None:
+        return None
+
+    def record_event(self, event: "Event | None" = None) -> "Event":
+        event = Event(self.device) if event is None else event
+        event.record(self)
+        return event
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and (other._kind, other.device_index) == (
+            self._kind, self.device_index)
+
+    def __hash__(self) -> int:
+        return hash(("Stream", self._kind, self.device_index))
+
+    def __repr__(self) -> str:
+        return (f"torchlike.Stream device_type={self._kind}, device_index={self.device_index}, "
+                f"stream_id={self.stream_id}")
+
+
+class Event:
+    """Mirrors ``torch.Event(device=None, *, enable_timing=False, blocking=False,
+    interprocess=False)``: on an accelerator, ``record`` waits for the work issued so far
+    and notes the time, and ``elapsed_time`` gives the milliseconds between two recorded
+    events; on the CPU, ``record`` (and so ``elapsed_time`` of timing events) raises
+    PyTorch's RuntimeError, as its CPU backend has no events."""
+
+    def __init__(self, device: Any = None, *, enable_timing: bool = False,
+                 blocking: bool = False, interprocess: bool = False) -> None:
+        self._kind, self.device_index = _where(device)
+        self.enable_timing = enable_timing
+        self.event_id = 0
+        self._flag = int(bool(enable_timing))
+        self._time: float | None = None
+
+    @property
+    def device(self) -> _device:
+        return _device(self._kind) if self.device_index < 0 else \
+            _device(self._kind, self.device_index)
+
+    def record(self, stream: Stream | None = None) -> None:
+        if self._kind == "cpu":
+            raise RuntimeError(_CPU_EVENTS)
+        _wait(self._kind, self.device_index if stream is None else stream.device_index)
+        self._time = time.perf_counter()
+
+    def wait(self, stream: Stream | None = None) -> None:
+        return None
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        return None
+
+    def elapsed_time(self, end_event: "Event") -> float:
+        if not (self.enable_timing and end_event.enable_timing):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        if self._time is None or end_event._time is None:
+            raise ValueError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1000.0
+
+    def __repr__(self) -> str:
+        return (f"torchlike.Event device_type={self._kind}, device_index={self.device_index}, "
+                f"event_flag={self._flag}, event_id={self.event_id}")
