@@ -17,7 +17,7 @@ The op table's ``conv{1,2,3}d`` and ``conv_transpose{1,2,3}d`` (``nn_conv.py``) 
 #
 #   case (batch, C_in -> C_out, input, kernel)   lax.conv      chosen                ratio
 #   LeNet conv1 3->6 5x5, 32x32, 64 (no dx)      7.7 (11.0)    space_to_depth 2.2    0.29
-#   LeNet conv2 6->16 5x5, 14x14, 64             3.3 (6.0)     space_to_depth 1.8    0.55
+#   LeNet conv2 6->16 5x5, 14x14, 64             3.3 (6.0)     space_to_depth 1.8    0.55 *
 #   3x3 8->16, 16x16, 32                         2.3 (2.4)     col2im 2.5            1.11
 #   1-d 4->16 k5, 256, 32                        1.0 (1.3)     space_to_depth 0.6    0.55
 #   1x1 stride 2 64->128, 32x32, 32              11.8 (26.6)   matmul 8.4            0.71
@@ -43,7 +43,7 @@ The op table's ``conv{1,2,3}d`` and ``conv_transpose{1,2,3}d`` (``nn_conv.py``) 
 # ``jax.default_device``), for float32/float64 and groups == 1:
 #   * kernel of ones, no padding, a stride > 1 (or YNNPACK's kernels) -> ``matmul``:
 #     the strided input times the (O, C) weight; forward and both gradients are matmuls.
-#   * 1-d or 2-d, stride 1, dilation 1, C_in <= 6, C_out <= 32 -> ``space_to_depth``:
+#   * 1-d or 2-d, stride 1, dilation 1, C_in <= 4, C_out <= 32 -> ``space_to_depth``:
 #     the same convolution on 2x2 tiles of the input (C_in*4 channels in, C_out*4 out,
 #     a kernel of ceil((k+1)/2) tiles gathered from the weight); more multiply-adds (some
 #     against zeros), but in a channel range where XLA's kernels are fast. Plain JAX
@@ -57,6 +57,15 @@ The op table's ``conv{1,2,3}d`` and ``conv_transpose{1,2,3}d`` (``nn_conv.py``) 
 #     adjoint of; JAX's own rule keeps the input dilation in it.
 #   * otherwise, and always on GPU/TPU (whose convolution kernels win), lax.conv with
 #     JAX's VJP.
+# * LeNet's conv2 (6 -> 16) took space_to_depth until a whole compiled training step was
+# measured with each lowering forced per convolution (``torchlike.compile`` of SGD with
+# momentum, batch 64, median of 30 interleaved blocks of 10 steps, quiet machine): 4.78
+# and 4.78 ms with space_to_depth, 4.60 and 4.61 with col2im (plain lax.conv 5.75,
+# im2col 5.17), though in isolation (forward and backward of ``sum(tanh(conv))``) it
+# measured 1.58 ms against col2im's 1.79: inside the step XLA fuses col2im's forward,
+# a lax.conv, with the ReLU and the pool that follow. conv1 (3 -> 6, no input gradient)
+# stayed fastest with space_to_depth (col2im 10.8 ms, lax.conv 10.8, im2col 9.1). So
+# space_to_depth now takes at most 4 input channels (the 1-d 4 -> 16 row above).
 # ``col2im`` and ``adjoint`` choose per pass with ``jax.custom_jvp``, not ``custom_vjp``:
 # the tangent rule is written so that its transpose (what reverse mode runs) is the fast
 # form, and forward mode (``torchlike.func.jvp``, ``jacfwd``, ``hessian``) keeps working.
@@ -87,10 +96,10 @@ DN = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"),
 LOWERINGS = ("auto", "lax", "matmul", "space_to_depth", "col2im", "im2col")
 TRANSPOSE_LOWERINGS = ("auto", "lax", "adjoint")
 
-# Channel limits of the CPU rules (see the Note): space_to_depth for at most 6 input and
-# 32 output channels (8 inputs or 64 outputs measured slower); col2im for at most 8 input
-# channels (16 measured slower).
-_S2D_MAX_CIN = 6
+# Channel limits of the CPU rules (see the Note): space_to_depth for at most 4 input and
+# 32 output channels (6 inputs lost to col2im inside a training step, 8 inputs or 64
+# outputs measured slower); col2im for at most 8 input channels (16 measured slower).
+_S2D_MAX_CIN = 4
 _S2D_MAX_COUT = 32
 _COL2IM_MAX_CIN = 8
 
