@@ -272,3 +272,21 @@ def test_errors_like_torch(i):
     assert type(info.value).__name__ == type(ref.value).__name__, (info.value, ref.value)
     msg, rmsg = normalize_error(str(info.value)), str(ref.value)
     assert msg == rmsg or i in (28,), (msg, rmsg)
+
+
+@pytest.mark.parametrize("shape", [(6, 3, 5, 5), (0, 3, 2)])
+def test_flat_draws_equal_shaped_draws(shape):
+    # Note [Random draws are flat]: drawing a vector and reshaping it gives the values of
+    # the shaped draw, bit for bit, for every sampler that draws flat
+    import jax
+
+    from torchlike._core.random import drawn_flat
+    k = jax.random.fold_in(jax.random.PRNGKey(7), 3)
+    draws = [lambda s: jax.random.uniform(k, s, np.float32, -0.5, 2.0),
+             lambda s: jax.random.normal(k, s, np.float32),
+             lambda s: jax.random.randint(k, s, -3, 10, np.int64),
+             lambda s: jax.random.gumbel(k, s, np.float32)]
+    for draw in draws:
+        a, b = np.asarray(draw(shape)), np.asarray(drawn_flat(draw, shape))
+        assert a.shape == b.shape == shape
+        assert np.array_equal(a, b)

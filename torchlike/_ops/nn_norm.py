@@ -32,6 +32,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from .._core.random import drawn_flat
 from .._core.xla import matmul_precision
 from ._common import shape_str
 from .bind import FUNCTIONS, dtype_short_name
@@ -668,7 +669,7 @@ register(OpSpec(
 def _noise(key, counter, shape, dtype, alpha, p):
     k = jax.random.fold_in(jax.random.wrap_key_data(key, impl="threefry2x32"), counter)
     acc = _opmath(np.dtype(dtype))
-    keep = jax.random.uniform(k, shape, acc) < (1 - p)
+    keep = drawn_flat(lambda s: jax.random.uniform(k, s, acc), shape) < (1 - p)
     if not alpha:
         return (keep.astype(acc) / (1 - p)).astype(dtype), None
     # PyTorch's alpha dropout: a * (x * keep + alpha' * (1 - keep)) + b

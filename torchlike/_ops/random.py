@@ -23,7 +23,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.memory_formats import memory_format, preserve_format
 from .._core.grad_mode import is_grad_enabled
-from .._core.random import Generator, default_generator
+from .._core.random import Generator, default_generator, drawn_flat
 from .._core.tensor import Tensor
 from ._common import broadcast_shapes_or_raise
 from .bind import check_inplace_target, dtype_short_name
@@ -51,21 +51,24 @@ def _uniform(key, counter, shape, dtype, low, high):
     if np.issubdtype(dt, np.complexfloating):
         kr, ki = jax.random.split(k)
         r = _real_np(dt)
-        return (jax.random.uniform(kr, shape, r, low, high) +
-                1j * jax.random.uniform(ki, shape, r, low, high)).astype(dt)
-    return jax.random.uniform(k, shape, dt, low, high)
+        return (drawn_flat(lambda s: jax.random.uniform(kr, s, r, low, high), shape) +
+                1j * drawn_flat(lambda s: jax.random.uniform(ki, s, r, low, high), shape)
+                ).astype(dt)
+    return drawn_flat(lambda s: jax.random.uniform(k, s, dt, low, high), shape)
 
 
 @functools.partial(jax.jit, static_argnums=(2, 3))
 def _normal(key, counter, shape, dtype, mean, std):
-    return mean + std * jax.random.normal(_fold(key, counter), shape, np.dtype(dtype))
+    k = _fold(key, counter)
+    return mean + std * drawn_flat(lambda s: jax.random.normal(k, s, np.dtype(dtype)), shape)
 
 
 @functools.partial(jax.jit, static_argnums=(2, 3))
 def _randint(key, counter, shape, dtype, low, high):
     dt = np.dtype(dtype)
     draw_dt = dt if np.issubdtype(dt, np.integer) else np.int64
-    v = jax.random.randint(_fold(key, counter), shape, low, high, draw_dt)
+    k = _fold(key, counter)
+    v = drawn_flat(lambda s: jax.random.randint(k, s, low, high, draw_dt), shape)
     return v.astype(dt)
 
 
@@ -76,8 +79,9 @@ def _permutation(key, counter, n, dtype):
 
 @jax.jit
 def _bernoulli(key, counter, p):
-    return jax.random.uniform(_fold(key, counter), p.shape, _real_np(p.dtype)
-                              if np.issubdtype(p.dtype, np.floating) else np.float32) < p
+    k = _fold(key, counter)
+    dt = _real_np(p.dtype) if np.issubdtype(p.dtype, np.floating) else np.float32
+    return drawn_flat(lambda s: jax.random.uniform(k, s, dt), p.shape) < p
 
 
 @functools.partial(jax.jit, static_argnums=(3, 4))
@@ -87,7 +91,7 @@ def _multinomial(key, counter, probs, n, replacement):
     if replacement:
         shape = probs.shape[:-1] + (n,)
         return jax.random.categorical(k, logits[..., None, :], axis=-1, shape=shape)
-    gumbel = jax.random.gumbel(k, probs.shape, probs.dtype)
+    gumbel = drawn_flat(lambda s: jax.random.gumbel(k, s, probs.dtype), probs.shape)
     return jax.lax.top_k(logits + gumbel, n)[1]
 
 
