@@ -7,11 +7,11 @@ issue order) but events cannot be recorded.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ._core.device import accelerator_devices
 from ._core.device import device as _device
+from .cuda import streams as _cuda_streams
 
 __all__ = ["Stream", "Event"]
 
@@ -96,16 +96,18 @@ class Stream:
                 f"stream_id={self.stream_id}")
 
 
-class Event:
+class Event(_cuda_streams.Event):
     """Mirrors ``torch.Event(device=None, *, enable_timing=False, blocking=False,
-    interprocess=False)``: on an accelerator, ``record`` waits for the work issued so far
-    and notes the time, and ``elapsed_time`` gives the milliseconds between two recorded
-    events; on the CPU, ``record`` (and so ``elapsed_time`` of timing events) raises
-    PyTorch's RuntimeError, as its CPU backend has no events."""
+    interprocess=False)``: on an accelerator, ``torchlike.cuda.Event``'s behaviour
+    (``record`` waits for the work issued so far and notes the time, ``elapsed_time``
+    gives the milliseconds between two recorded events); on the CPU, ``record`` (and so
+    ``elapsed_time`` of timing events) raises PyTorch's RuntimeError, as its CPU backend
+    has no events."""
 
     def __init__(self, device: Any = None, *, enable_timing: bool = False,
                  blocking: bool = False, interprocess: bool = False) -> None:
         self._kind, self.device_index = _where(device)
+        self._device = self.device_index
         self.enable_timing = enable_timing
         self.event_id = 0
         self._flag = int(bool(enable_timing))
@@ -119,24 +121,7 @@ class Event:
     def record(self, stream: Stream | None = None) -> None:
         if self._kind == "cpu":
             raise RuntimeError(_CPU_EVENTS)
-        _wait(self._kind, self.device_index if stream is None else stream.device_index)
-        self._time = time.perf_counter()
-
-    def wait(self, stream: Stream | None = None) -> None:
-        return None
-
-    def query(self) -> bool:
-        return True
-
-    def synchronize(self) -> None:
-        return None
-
-    def elapsed_time(self, end_event: "Event") -> float:
-        if not (self.enable_timing and end_event.enable_timing):
-            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
-        if self._time is None or end_event._time is None:
-            raise ValueError("Both events must be recorded before calculating elapsed time.")
-        return (end_event._time - self._time) * 1000.0
+        super().record(stream)
 
     def __repr__(self) -> str:
         return (f"torchlike.Event device_type={self._kind}, device_index={self.device_index}, "
