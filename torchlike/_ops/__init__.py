@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     scatter,
     shape,
     sorting,
+    special_bessel,
     special_functions,
     spectral,
     splitting,

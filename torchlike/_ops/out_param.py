@@ -114,7 +114,17 @@ for _rule, _fns in {
         special.gammaincc special.gammaln special.i0 special.i0e special.i1 special.i1e
         special.log1p special.log_ndtr special.logit special.multigammaln special.ndtr
         special.ndtri special.polygamma special.psi special.sinc special.xlog1py
-        special.xlogy special.zeta""",
+        special.xlogy special.zeta special.airy_ai special.bessel_j0 special.bessel_j1
+        special.bessel_y0 special.bessel_y1 special.modified_bessel_i0
+        special.modified_bessel_i1 special.modified_bessel_k0 special.modified_bessel_k1
+        special.scaled_modified_bessel_k0 special.scaled_modified_bessel_k1
+        special.spherical_bessel_j0 special.chebyshev_polynomial_t
+        special.chebyshev_polynomial_u special.chebyshev_polynomial_v
+        special.chebyshev_polynomial_w special.shifted_chebyshev_polynomial_t
+        special.shifted_chebyshev_polynomial_u special.shifted_chebyshev_polynomial_v
+        special.shifted_chebyshev_polynomial_w special.hermite_polynomial_h
+        special.hermite_polynomial_he special.laguerre_polynomial_l
+        special.legendre_polynomial_p""",
     "special-same": "special.round",
 }.items():
     for _f in _names(_fns):

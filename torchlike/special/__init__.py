@@ -2,7 +2,8 @@
 
 Each function runs a table op: the ones PyTorch also has as ``torch.<name>`` share that
 op, the others (``erfcx``, ``ndtr``, ...) are declared in
-``torchlike/_ops/special_functions.py`` as ``special_<name>``. ``softmax``,
+``torchlike/_ops/special_functions.py`` and, the Bessel functions and orthogonal
+polynomials, ``torchlike/_ops/special_bessel.py``, as ``special_<name>``. ``softmax``,
 ``log_softmax`` and ``logsumexp`` are ``torchlike.softmax``, ``torchlike.log_softmax`` and
 ``torchlike.logsumexp`` with ``torch.special``'s signatures.
 """
@@ -16,7 +17,15 @@ __all__ = ["expit", "logit", "erf", "erfc", "erfcx", "erfinv", "xlogy", "xlog1py
            "gammaln", "digamma", "psi", "multigammaln", "polygamma", "gammainc",
            "gammaincc", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "sinc",
            "entr", "round", "exp2", "expm1", "log1p", "zeta", "softmax", "log_softmax",
-           "logsumexp"]
+           "logsumexp", "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "spherical_bessel_j0", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+           "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+           "legendre_polynomial_p"]
 
 
 def _make(public: str, op: str):
