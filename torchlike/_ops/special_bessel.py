@@ -38,11 +38,10 @@
 # and several others of a NaN ``x`` with ``n >= 2``: whatever the stack held, seen as
 # 3e38 or 5e-41), torchlike returns NaN. XLA's CPU code flushes subnormal results to
 # zero (float32 ``modified_bessel_k0(89.07)`` is 2.7e-40 in PyTorch, 0 here). sin, cos,
-# exp, log and acos are XLA's, not glibc's, so the last bits can differ; the Chebyshev
-# polynomials' ``cos(n * acos(x))`` forms multiply a last-bit difference of acos by
-# ``n`` (float32 acos is computed in float64 and rounded, which still differs from
-# glibc's ``acosf`` by an ulp for about one argument in twenty: up to 8e-4 at n = 1000;
-# float64 up to 3e-13 at n = 511). A recurrence of a few million steps (``n`` in the
+# exp, log and float64 acos are XLA's, not glibc's, so the last bits can differ; the
+# Chebyshev polynomials' ``cos(n * acos(x))`` forms multiply a last-bit difference of
+# acos by ``n`` (float64: up to 3e-13 at n = 511; float32 acos is glibc's own algorithm,
+# see ``_acosf``). A recurrence of a few million steps (``n`` in the
 # millions with ``|x|`` just above 1, where ATen loops until the value overflows) is a
 # loop of that many steps here too, slower than ATen's.
 """
@@ -100,13 +99,65 @@ def _div(a, b):
     return lax.optimization_barrier(jnp.asarray(a, dt) / den)
 
 
+# fdlibm's e_acosf.c, which glibc (2.36) ships as acosf: its float32 constants
+_ACOSF = {name: float(np.float32(v)) for name, v in dict(
+    pi=3.1415925026e+00, pio2_hi=1.5707962513e+00, pio2_lo=7.5497894159e-08,
+    pS0=1.6666667163e-01, pS1=-3.2556581497e-01, pS2=2.0121252537e-01,
+    pS3=-4.0055535734e-02, pS4=7.9153501429e-04, pS5=3.4793309169e-05,
+    qS1=-2.4033949375e+00, qS2=2.0209457874e+00, qS3=-6.8828397989e-01,
+    qS4=7.7038154006e-02).items()}
+
+
+def _acosf(x):
+    """glibc's ``acosf`` (fdlibm's algorithm) of float32 ``x``, bit for bit: each float32
+    operation is done in float64 and rounded to float32 by ``reduce_precision``, which
+    XLA keeps (it drops a float64 -> float32 -> float64 round trip as excess precision,
+    and would contract float32 products and sums into FMAs, which glibc's build does
+    not). XLA's own float32 acos is up to 3 ulps away, and ``cos(n * acos(x))``
+    multiplies that by ``n``."""
+    c = _ACOSF
+
+    def rnd(v):
+        return lax.reduce_precision(v, exponent_bits=8, mantissa_bits=23)
+
+    def add(a, b):
+        return rnd(a + b)
+
+    def sub(a, b):
+        return rnd(a - b)
+
+    def mul(a, b):
+        return rnd(a * b)
+
+    def ratio(z):    # p / q of fdlibm's rational approximation
+        p = mul(z, add(c["pS0"], mul(z, add(c["pS1"], mul(z, add(c["pS2"], mul(z, add(
+            c["pS3"], mul(z, add(c["pS4"], mul(z, c["pS5"])))))))))))
+        q = add(1.0, mul(z, add(c["qS1"], mul(z, add(c["qS2"], mul(z, add(
+            c["qS3"], mul(z, c["qS4"]))))))))
+        return rnd(p / q)
+
+    x = x.astype(jnp.float64)
+    ax = jnp.abs(x)
+    # the three branches' z, p / q and sqrt(z), each evaluated once
+    z = jnp.where(ax < 0.5, mul(x, x), mul(jnp.where(x < 0.0, add(1.0, x), sub(1.0, x)), 0.5))
+    r = ratio(z)
+    sq = rnd(jnp.sqrt(z))
+    near0 = sub(c["pio2_hi"], sub(x, sub(c["pio2_lo"], mul(x, r))))
+    below = sub(c["pi"], mul(2.0, add(sq, sub(mul(r, sq), c["pio2_lo"]))))
+    hi = lax.bitcast_convert_type(sq.astype(jnp.float32), jnp.int32) & -4096
+    df = lax.bitcast_convert_type(hi, jnp.float32).astype(jnp.float64)
+    above = mul(2.0, add(df, add(mul(r, sq), rnd(sub(z, mul(df, df)) / add(sq, df)))))
+    out = _first([(ax == 1.0, jnp.where(x > 0.0, 0.0, add(c["pi"], mul(2.0, c["pio2_lo"])))),
+                  (~(ax <= 1.0), jnp.nan),
+                  (ax <= 2.0 ** -57, add(c["pio2_hi"], c["pio2_lo"])),
+                  (ax < 0.5, near0), (x < 0.0, below)], above)
+    return out.astype(jnp.float32)
+
+
 def _acos(x):
-    """``std::acos``: for float32 through float64, rounded once, within an ulp of glibc's
-    ``acosf`` (XLA's float32 acos is 2-3 ulps off, and ``cos(n * acos(x))`` multiplies
-    that by ``n``)."""
-    if x.dtype == jnp.float32:
-        return jnp.arccos(x.astype(jnp.float64)).astype(jnp.float32)
-    return jnp.arccos(x)
+    """``std::acos``: glibc's ``acosf`` for float32 (see ``_acosf``); XLA's acos for
+    float64, which differs from glibc's ``acos`` by an ulp for about one argument in ten."""
+    return _acosf(x) if x.dtype == jnp.float32 else jnp.arccos(x)
 
 
 def _first(cases, default):
