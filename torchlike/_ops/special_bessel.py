@@ -31,8 +31,10 @@
 #   float32 input too (the C++ source's ``0.5`` is a double literal).
 #
 # Divisions are kept IEEE divisions (``_div``): XLA would otherwise multiply by
-# reciprocals. Measured against PyTorch 2.13 on CPU over edge-value grids, the Bessel
-# functions agree to 3e-7 (float32) and 6e-16 (float64) relatively, most bit for bit.
+# reciprocals. Measured against PyTorch 2.13 on CPU (glibc 2.36) over edge-value grids
+# and 50,000 random arguments from 1e-8 to 3e3 of either sign, the Bessel functions
+# agree to 1e-6 relatively in float32 (3e-6 next to a zero of bessel_y1) and 1e-15 in
+# float64, most bit for bit; the float32 polynomials bit for bit up to order 1000.
 #
 # Differences: where ATen returns a variable its loop never wrote (``chebyshev_polynomial_u``
 # and several others of a NaN ``x`` with ``n >= 2``: whatever the stack held, seen as
