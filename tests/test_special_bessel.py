@@ -37,9 +37,9 @@ _EDGES = [0.0, -0.0, 1e-30, 1e-6, -1e-6, 1e-5, 0.4999, 0.5, -0.5, 1.0, -1.0, 2.0
 UNARY_GRID = np.concatenate([_EDGES, np.linspace(-40.0, 40.0, 321),
                              np.geomspace(1e-7, 1e3, 60)])
 
-# float32: the relative error allowed, and the absolute error near zeros of the
-# oscillating functions (their values there come from a cancellation, in which libm's
-# and XLA's sin and cos differ by an ulp of the terms)
+# the relative error allowed, and the absolute error near zeros of the oscillating
+# functions (their values there come from a cancellation, in which glibc's and XLA's
+# sin, cos and float64 acos differ by an ulp of the terms)
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)}
 
 
