@@ -483,3 +483,21 @@ def test_torchlike_vmap_is_func_vmap():
     assert tl.vmap is tl.func.vmap
     out = tl.vmap(lambda r: r.sum())(tl.arange(6.0).reshape(2, 3))
     np.testing.assert_allclose(out.numpy(), [3.0, 12.0])
+
+
+def test_forward_mode_of_pow_by_a_constant_at_a_negative_base():
+    # the constant exponent has no tangent: its log(base) term must not enter (it made
+    # the whole row NaN at a negative base); a tensor exponent's term does, as in PyTorch
+    xs = np.array([0.5, -1.0, 2.0], np.float32)
+    es = np.array([2.0, 3.0, 0.5], np.float32)
+    got = [tl.func.jacfwd(lambda a: a ** 3)(tl.tensor(xs)),
+           tl.func.jvp(lambda a: a.pow(2.5), (tl.tensor(xs),), (tl.ones(3),))[1],
+           *tl.func.jacfwd(lambda a, b: a ** b, argnums=(0, 1))(tl.tensor(xs), tl.tensor(es))]
+    np.testing.assert_allclose(got[0].numpy(), np.diag(3 * xs ** 2))
+    if HAVE_TORCH:
+        tx, te = torch.tensor(xs), torch.tensor(es)
+        ref = [torch.func.jacfwd(lambda a: a ** 3)(tx),
+               torch.func.jvp(lambda a: a.pow(2.5), (tx,), (torch.ones(3),))[1],
+               *torch.func.jacfwd(lambda a, b: a ** b, argnums=(0, 1))(tx, te)]
+        for g, r in zip(got, ref):
+            np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-6, equal_nan=True)

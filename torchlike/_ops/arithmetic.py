@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
@@ -317,20 +318,32 @@ def _pow_real(x, e, number=False):
     return _pow_scalar(x, e) if number else jnp.power(x, e)
 
 
-@_pow_real.defjvp
 def _pow_real_jvp(number, primals, tangents):
     # pow_backward_self: 0 where exponent == 0, else exponent * self ** (exponent - 1);
     # pow_backward_exponent: 0 where exponent >= 0 and self == 0, else result * log(self)
+    # An input without a tangent (a constant exponent in forward mode: ``func.jvp``,
+    # ``jacfwd``) contributes no term, as in PyTorch's forward AD; a zero tangent times
+    # ``log`` of a negative base would otherwise make every tangent there NaN.
     (x, e), (tx, te) = primals, tangents
     out = _pow_real(x, e, number)
     zero = _zero_like(x, e)
-    # (exponent 1 in the branch not taken, so that the second derivative at x == 0 is
-    # 0 rather than 0 * inf: PyTorch's for a Python-number exponent, whose derivative
-    # formula for exponent 0 has no graph; for a tensor exponent PyTorch gives NaN)
-    e1 = _select(e == 0, jnp.ones((), zero.dtype), e)
-    dx = _select(e == 0, zero, e1 * _pow_real(x, e1 - 1, number))
-    de = _select((e >= 0) & (x == 0), zero, out * jnp.log(x))
-    return out, tx * dx + te * de
+    tangent = None
+    if type(tx) is not SymbolicZero:
+        # (exponent 1 in the branch not taken, so that the second derivative at x == 0
+        # is 0 rather than 0 * inf: PyTorch's for a Python-number exponent, whose
+        # derivative formula for exponent 0 has no graph; for a tensor exponent PyTorch
+        # gives NaN)
+        e1 = _select(e == 0, jnp.ones((), zero.dtype), e)
+        tangent = tx * _select(e == 0, zero, e1 * _pow_real(x, e1 - 1, number))
+    if type(te) is not SymbolicZero:
+        de = te * _select((e >= 0) & (x == 0), zero, out * jnp.log(x))
+        tangent = de if tangent is None else tangent + de
+    if tangent is None:
+        return out, jnp.zeros_like(out)
+    return out, jnp.broadcast_to(tangent, jnp.shape(out)).astype(out.dtype)
+
+
+_pow_real.defjvp(_pow_real_jvp, symbolic_zeros=True)
 
 
 def _check_pow(input, exponent):
