@@ -21,7 +21,7 @@ from ._jaxcall import check_closed_over, check_randomness_arg, draw_keys, rng_sc
 from ._pytree import normalize_argnums, replace_args, slice_argnums, tree_flatten, tree_unflatten
 from ._reverse import jacrev
 
-__all__ = ["jvp", "jacfwd", "hessian"]
+__all__ = ["jvp", "jacfwd", "hessian", "linearize"]
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -118,6 +118,12 @@ def jvp(func: Callable, primals: tuple, tangents, *, strict: bool = False,
     _check_tensors(flat_t, "tangents")
     for p, t in zip(flat_p, flat_t):
         _tangent_array(p, t)
+    return _jvp(func, flat_p, p_spec, flat_t, has_aux, draw_keys(None))
+
+
+def _jvp(func: Callable, flat_p: list, p_spec, flat_t: list, has_aux: bool, key: Tensor):
+    """``jvp`` of checked, flattened primals and tangents, random ops inside ``func``
+    drawing from ``key``."""
     n = len(flat_p)
     box = _Traced()
 
@@ -134,7 +140,7 @@ def jvp(func: Callable, primals: tuple, tangents, *, strict: bool = False,
         outs, touts, aux = jax.jvp(f_arr, prim, tan, has_aux=True)
         return (*outs, *_float_tangents(touts, box), *aux)
 
-    res = run_pure(pure, [draw_keys(None), *flat_p, *flat_t], is_grad_enabled())
+    res = run_pure(pure, [key, *flat_p, *flat_t], is_grad_enabled())
     k = len(box.out_meta)
     out = tree_unflatten(res[:k], box.out_spec)
     tout = tree_unflatten(res[k:2 * k], box.out_spec)
@@ -213,3 +219,44 @@ def _no_key() -> Tensor:
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """Mirrors ``torch.func.hessian``: ``jacfwd(jacrev(func, argnums), argnums)``."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def linearize(func: Callable, *primals) -> tuple:
+    """Mirrors ``torch.func.linearize``: ``(func(*primals), jvp_fn)``, where
+    ``jvp_fn(*tangents)`` is the Jacobian-vector product of ``func`` at ``primals``, with
+    PyTorch's checks of the tangents' structure, shapes and dtypes. Random ops inside
+    ``func`` draw the same numbers in every evaluation (one key, drawn from the default
+    generator when ``linearize`` is called).
+
+    Difference from PyTorch: PyTorch traces ``func`` once into a graph of the linearised
+    computation; here each ``jvp_fn`` call runs ``jax.jvp`` of ``func`` at the saved
+    primals again (the same values, at the cost of the primal computation), so Python
+    side effects of ``func`` happen on each call."""
+    flat_p, p_spec = tree_flatten(primals)
+    for p in flat_p:
+        if not isinstance(p, Tensor):
+            raise AttributeError(f"linearize: primals must be tensors, got "
+                                 f"'{type(p).__name__}'")
+    key = draw_keys(None)
+    zeros = [Tensor._wrap(jnp.zeros(p._shape, p.dtype.np)) for p in flat_p]
+    out = _jvp(func, flat_p, p_spec, zeros, False, key)[0]
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as "
+                               f"the primals {p_spec}")
+        for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+            if not isinstance(t, Tensor):
+                raise RuntimeError(f"tangent:{i} in flattened pytree is not a Tensor, got "
+                                   f"{type(t).__name__}")
+            if t.shape != p.shape:
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree "
+                                   f"doesn't match the shape {p.shape} of the corresponding "
+                                   "primal.")
+            if t.dtype != p.dtype:
+                raise RuntimeError(f"tangent:{i} with dtype {t.dtype} in flattened pytree "
+                                   f"doesn't match the dtype {p.dtype} of the corresponding "
+                                   "primal.")
+        return _jvp(func, flat_p, p_spec, flat_t, False, key)[1]
+    return out, jvp_fn
