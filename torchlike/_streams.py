@@ -35,31 +35,35 @@ def _where(device) -> tuple[str, int]:
 
 
 def _wait(kind: str, index: int) -> None:
-    from .cuda.streams import synchronize
     if kind == "cpu":
-        import jax
-        for a in jax.live_arrays("cpu"):
-            if not a.is_deleted():
-                a.block_until_ready()
-        jax.effects_barrier()
+        _cuda_streams.drain("cpu")
     else:
-        synchronize(index)
+        _cuda_streams.synchronize(index)
 
 
-class Stream:
-    """Mirrors ``torch.Stream(device=None, *, priority=0)``: the device's queue of work,
-    which runs in issue order (Note [One queue per device]); ``synchronize`` waits for it,
-    ``wait_stream``/``wait_event`` are implied by that order."""
+class _OnDevice:
+    """Where a generic stream or event lives: ``_kind`` ("cpu" or an accelerator's type)
+    and ``device_index`` (-1 on the CPU)."""
 
-    def __init__(self, device: Any = None, *, priority: int = 0, **kwargs: Any) -> None:
-        self._kind, self.device_index = _where(device)
-        self.priority = priority
-        self.stream_id = 0
+    _kind: str
+    device_index: int
 
     @property
     def device(self) -> _device:
         return _device(self._kind) if self.device_index < 0 else \
             _device(self._kind, self.device_index)
+
+
+class Stream(_OnDevice, _cuda_streams.Stream):
+    """Mirrors ``torch.Stream(device=None, *, priority=0)``: the device's queue of work,
+    which runs in issue order (Note [One queue per device]); ``synchronize`` waits for it,
+    ``wait_stream``/``wait_event`` are implied by that order (``torchlike.cuda.Stream``'s
+    methods)."""
+
+    def __init__(self, device: Any = None, *, priority: int = 0, **kwargs: Any) -> None:
+        self._kind, self.device_index = _where(device)
+        self.priority = priority
+        self.stream_id = 0
 
     @property
     def device_type(self) -> int:
@@ -68,16 +72,6 @@ class Stream:
 
     def synchronize(self) -> None:
         _wait(self._kind, self.device_index)
-
-    def query(self) -> bool:
-        self.synchronize()
-        return True
-
-    def wait_stream(self, stream: "Stream") -> None:
-        return None
-
-    def wait_event(self, event: "Event") -> None:
-        return None
 
     def record_event(self, event: "Event | None" = None) -> "Event":
         event = Event(self.device) if event is None else event
@@ -96,7 +90,7 @@ class Stream:
                 f"stream_id={self.stream_id}")
 
 
-class Event(_cuda_streams.Event):
+class Event(_OnDevice, _cuda_streams.Event):
     """Mirrors ``torch.Event(device=None, *, enable_timing=False, blocking=False,
     interprocess=False)``: on an accelerator, ``torchlike.cuda.Event``'s behaviour
     (``record`` waits for the work issued so far and notes the time, ``elapsed_time``
@@ -112,11 +106,6 @@ class Event(_cuda_streams.Event):
         self.event_id = 0
         self._flag = int(bool(enable_timing))
         self._time: float | None = None
-
-    @property
-    def device(self) -> _device:
-        return _device(self._kind) if self.device_index < 0 else \
-            _device(self._kind, self.device_index)
 
     def record(self, stream: Stream | None = None) -> None:
         if self._kind == "cpu":

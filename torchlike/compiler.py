@@ -96,11 +96,7 @@ def reset() -> None:
     programs and the state it found, so its next call traces again. Its ``stats`` keep
     counting (``stats.traces`` grows by the new traces)."""
     for cf in list(_stance.LIVE):
-        cf._cache.clear()
-        cf._agnostic.clear()
-        cf._steady = None
-        cf._found = None
-        cf.stats.cache_size = 0
+        cf._reset()
 
 
 def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str | None = None):

@@ -376,6 +376,13 @@ class CompiledFunction:
                           "shapes retrace: pad them to a few fixed sizes)", stacklevel=4)
         self.stats.cache_size = len(self._cache) + len(self._agnostic)
 
+    def _reset(self) -> None:
+        """Forget every program and the state found (``torchlike.compiler.reset``)."""
+        self._cache.clear()
+        self._agnostic.clear()
+        self._steady = self._found = None
+        self.stats.cache_size = 0
+
     def _forget(self, entry) -> None:
         for d in (self._cache, self._agnostic):
             for k, e in list(d.items()):

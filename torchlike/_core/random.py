@@ -17,6 +17,7 @@ functions (``manual_seed``, ``seed``, ``initial_seed``, ``get_rng_state``,
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 
 import jax
@@ -48,10 +49,7 @@ def drawn_flat(draw, shape: tuple):
     count of ``shape`` (Note [Random draws are flat])."""
     if len(shape) <= 1:
         return draw(tuple(shape))
-    n = 1
-    for d in shape:
-        n *= d
-    return draw((n,)).reshape(shape)
+    return draw((math.prod(shape),)).reshape(shape)
 
 
 def _key_from_seed(seed: int):

@@ -37,7 +37,13 @@ def synchronize(device=None) -> None:
         idx = index_of(device)
         check_index(idx)
         dev = devs[idx]
-    for a in jax.live_arrays(dev.platform if dev is not None else "cpu"):
+    drain("cpu" if dev is None else dev.platform, dev)
+
+
+def drain(platform: str, dev=None) -> None:
+    """Wait for every live array of ``platform`` (of ``dev`` only, when given) and for
+    pending side effects (Note [One queue per device])."""
+    for a in jax.live_arrays(platform):
         if not a.is_deleted() and (dev is None or dev in a.devices()):
             a.block_until_ready()
     jax.effects_barrier()
