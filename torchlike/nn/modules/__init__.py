@@ -14,6 +14,7 @@ from .fold import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
+from .linear_cross_entropy import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Module
 from .normalization import *  # noqa: F401,F403
