@@ -290,3 +290,57 @@ def test_flat_draws_equal_shaped_draws(shape):
         a, b = np.asarray(draw(shape)), np.asarray(drawn_flat(draw, shape))
         assert a.shape == b.shape == shape
         assert np.array_equal(a, b)
+
+
+def _exact_draws(monkeypatch):
+    from torchlike._ops import random as R
+    monkeypatch.setattr(R, "_BUCKETED", frozenset())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "complex64"])
+def test_bucketed_eager_draws_equal_exact_draws(dtype, monkeypatch):
+    # Note [Eager draws share executables]: an eager draw of n elements keeps the first n
+    # of a bucket-sized draw; the values are the exact draw's, bit for bit
+    dt = getattr(tl, dtype)
+    shapes = [(6, 3, 5, 5), (150,), (10,), (7, 1000), (3,), (2, 0)]
+    got, want = [], []
+    for out, exact in ((got, False), (want, True)):
+        with monkeypatch.context() as m:
+            if exact:
+                _exact_draws(m)
+            tl.manual_seed(11)
+            for s in shapes:
+                out.append(tl.rand(*s, dtype=dt))
+                out.append(tl.randn(*s, dtype=dt))
+                w = tl.empty(s, dtype=dt)
+                out.append(w.uniform_(-0.3, 0.7))
+                out.append(tl.empty(s, dtype=dt).normal_(2.0, 0.5))
+                if not dt.is_complex:
+                    out.append(tl.randint(-5, 100, s))
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert np.array_equal(a.float().numpy() if a.dtype == tl.bfloat16 else a.numpy(),
+                              b.float().numpy() if b.dtype == tl.bfloat16 else b.numpy())
+
+
+def test_eager_draws_of_one_bucket_share_an_executable():
+    from torchlike._ops import random as R
+    tl.manual_seed(0)
+    tl.rand(5, 7)            # compiles the 4096-element bucket (or finds it)
+    before = R._uniform._cache_size()
+    for s in [(150,), (6, 3, 5, 5), (84, 10), (1000, 3)]:
+        tl.rand(*s)
+    assert R._uniform._cache_size() == before
+
+
+def test_repeated_eager_draws_move_to_their_own_executable():
+    # a size drawn again and again stops drawing the unused part of its bucket
+    from torchlike._ops import random as R
+    tl.manual_seed(0)
+    shape = (3, 331)
+    for _ in range(R._EXACT_AFTER):
+        tl.rand(*shape)
+    before = R._uniform._cache_size()
+    a = tl.rand(*shape)
+    assert R._uniform._cache_size() == before + 1
+    assert a.shape == shape and float(a.min()) >= 0 and float(a.max()) < 1

@@ -135,8 +135,55 @@ def _gen(generator) -> Generator:
     return generator
 
 
+# Note [Eager draws share executables]
+# Each sampler is one ``jax.jit`` per static shape, and XLA's CPU compiler takes 0.1-0.3 s
+# over the threefry program whatever its size, so building a model, whose parameters
+# have as many element counts as shapes, used to compile one sampler per parameter: ten
+# for LeNet. The samplers draw flat (Note [Random draws are flat]) and threefry numbers
+# each element by its position, so the first ``n`` numbers of a longer draw under the
+# same key are the ``n``-element draw, bit for bit (the elementwise transforms after the
+# bits - scaling, ``erf_inv``, ``randint``'s modular step - keep that). An eager draw on
+# the CPU therefore asks for a bucket of elements, a power of two of at least 4096, and
+# keeps the first ``n``: LeNet's ten parameters take three executables, and the next
+# model's share them. The prefix is cut on the host (reading a CPU array is a view), not
+# with a sliced program, which would compile once per (bucket, n) again. A count that
+# has been drawn ``_EXACT_AFTER`` times gets its own executable, so a loop that draws
+# the same size (eager dropout, noise inputs) stops paying for the unused part of its
+# bucket; counts above ``_BUCKET_MAX`` (run time then outweighs compilation) and draws
+# inside a trace always draw exactly.
+_BUCKETED = frozenset((_uniform, _normal, _randint))
+_BUCKET_MIN = 1 << 12
+_BUCKET_MAX = 1 << 22
+_EXACT_AFTER = 8
+_drawn_counts: dict = {}
+
+
+def _bucket_draw(sampler, key, counter, jdev, shape, *rest):
+    """``sampler``'s draw of ``shape`` through a bucketed executable, or None where the
+    exact one serves (Note [Eager draws share executables])."""
+    if jdev.platform != "cpu" or isinstance(counter, jax.core.Tracer):
+        return None
+    n = math.prod(shape)
+    if n == 0 or n > _BUCKET_MAX:
+        return None
+    k = (sampler, n, rest[0])
+    seen = _drawn_counts.get(k, 0)
+    if seen >= _EXACT_AFTER:
+        return None
+    _drawn_counts[k] = seen + 1
+    b = max(_BUCKET_MIN, 1 << (n - 1).bit_length())
+    if b == n:
+        return None
+    flat = np.asarray(sampler(jax.device_put(key, jdev), counter, (b,), *rest))
+    return jax.device_put(flat[:n].reshape(shape), jdev)
+
+
 def _draw(sampler, generator, jdev, *args):
     key, counter = _gen(generator)._take()
+    if sampler in _BUCKETED:
+        arr = _bucket_draw(sampler, key, counter, jdev, *args)
+        if arr is not None:
+            return arr
     return sampler(jax.device_put(key, jdev), counter, *args)
 
 
