@@ -29,6 +29,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     random,
     reduction,
     scatter,
+    segments,
     shape,
     sorting,
     special_bessel,
