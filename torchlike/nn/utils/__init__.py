@@ -12,10 +12,13 @@ from . import fusion, stateless  # noqa: E402
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights,  # noqa: E402
                      fuse_linear_bn_eval, fuse_linear_bn_weights)
 from .init import skip_init  # noqa: E402
+from .memory_format import (convert_conv2d_weight_memory_format,  # noqa: E402
+                            convert_conv3d_weight_memory_format)
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters",
            "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "weight_norm",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "skip_init", "fusion", "stateless", "parametrizations",
-           "parametrize", "rnn", "clip_grad", "convert_parameters"]
+           "parametrize", "rnn", "clip_grad", "convert_parameters",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
