@@ -63,7 +63,14 @@ def inplace_apply(self: Tensor, out: Tensor, opname: str = "") -> Tensor:
         rebase_history(self, out)
     else:
         self._set_value(out._value)
+    if inplace_tangent is not None:
+        inplace_tangent(self, out)
     return self
+
+
+# Set by torchlike.autograd.forward_ad while a dual level is open: gives ``self`` the
+# tangent of ``out`` (Note [Tangents over a parallel storage] in autograd/_dual.py).
+inplace_tangent = None
 
 
 def _dtname(d) -> str:

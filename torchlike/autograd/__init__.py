@@ -9,7 +9,7 @@ from .._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_
                                set_grad_enabled)
 from .._core.tensor import Tensor as _Tensor
 from . import engine as _engine  # noqa: F401  (attaches Tensor.backward & co.)
-from . import functional, graph
+from . import forward_ad, functional, graph
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .anomaly_mode import set_detect_anomaly
 from .engine import backward, grad
@@ -21,7 +21,7 @@ from .graph import Node
 __all__ = ["backward", "grad", "Variable", "Function", "FunctionCtx", "InplaceFunction",
            "NestedIOFunction", "once_differentiable", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "Node", "gradcheck",
-           "gradgradcheck", "GradcheckError", "functional", "graph",
+           "gradgradcheck", "GradcheckError", "forward_ad", "functional", "graph",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 

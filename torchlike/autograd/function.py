@@ -287,7 +287,14 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             args = bound.args
         if any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer) for a in args):
             return _apply_traced(cls, args)
+        if _dual_apply is not None:
+            return _dual_apply(cls, args)
         return _apply_eager(cls, args)
+
+
+# Set by torchlike.autograd.forward_ad while a dual level is open: runs a Function whose
+# inputs may carry tangents (calling its ``jvp``), else ``_apply_eager``.
+_dual_apply = None
 
 
 def _uses_setup_context(cls) -> bool:
