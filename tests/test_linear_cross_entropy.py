@@ -123,34 +123,134 @@ def test_float64_and_grad_fn():
         assert_same(loss, ref)
 
 
-def test_options_compute_the_reference_and_warn_as_pytorch():
+OPTIONS = [dict(), dict(batch_chunk_size=3), dict(batch_chunk_size=3, chunking_method=None),
+           dict(chunking_method="aspect_ratio:2", acc_policy="accurate"),
+           dict(batch_chunk_size=1), dict(batch_chunk_size=100)]
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: "-".join(f"{k}{v}" for k, v in o.items()))
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_chunked_path_matches_reference(opts, reduction):
+    """The chunked path (chunks not dividing the batch, ignored targets, bias, class
+    weights) against the reference path and PyTorch's chunked op."""
+    x, w, b, t = _arrays(11, 20, 4, bias=True)
+    t[[2, 7]] = -100
+    weight = RNG.random(20).astype(np.float32) + 0.5
+    for wt in (None, weight):
+        out = _run(tl, (x, w, b, t), wt, reduction=reduction,
+                   options=tl.nn.LinearCrossEntropyOptions(**opts))
+        ref = _run(tl, (x, w, b, t), wt, reduction=reduction)
+        for a, r in zip([out[0], *out[1]], [ref[0], *ref[1]]):
+            np.testing.assert_allclose(a.detach().numpy(), r.detach().numpy(), rtol=1e-5,
+                                       atol=1e-6)
+        if HAVE_TORCH:
+            assert_same(out, _run(torch, (x, w, b, t), wt, reduction=reduction,
+                                  options=torch.nn.LinearCrossEntropyOptions(**opts)),
+                        rtol=1e-5, atol=1e-5)
+
+
+def test_chunked_unbatched_dtypes_and_grad_fn():
+    x, w, b, t = _arrays(0, 6, 3)
+    opts = dict(batch_chunk_size=1)
+    for reduction in ("none", "mean"):
+        out = _run(tl, (x, w, b, t), reduction=reduction,
+                   options=tl.nn.LinearCrossEntropyOptions(**opts))
+        assert tuple(out[0].shape) == ()
+        if HAVE_TORCH:
+            assert_same(out, _run(torch, (x, w, b, t), reduction=reduction,
+                                  options=torch.nn.LinearCrossEntropyOptions(**opts)),
+                        rtol=1e-5, atol=1e-5)
+    x, w, b, t = _arrays(9, 12, 5)
+    for dtype in ("float64", "bfloat16", "float16"):
+        def call(fw):
+            xs = fw.tensor(x).to(getattr(fw, dtype)).requires_grad_(True)
+            ws = fw.tensor(w).to(getattr(fw, dtype))
+            loss = fw.nn.functional.linear_cross_entropy(
+                xs, ws, fw.tensor(t), reduction="none",
+                options=fw.nn.LinearCrossEntropyOptions(batch_chunk_size=4))
+            return loss, fw.autograd.grad(loss.sum(), xs)[0]
+        out = call(tl)
+        assert out[0].dtype == getattr(tl, dtype) and out[1].dtype == getattr(tl, dtype)
+        assert out[0].grad_fn.name() == ("GeneratedBackwardFor_torch_nn__linear_cross_"
+                                         "entropy_batch_chunked_no_reduction_defaultBackward")
+        if HAVE_TORCH:
+            ref = call(torch)
+            assert out[0].grad_fn.name() == ref[0].grad_fn.name()
+            assert_same(out, ref, rtol=2e-2, atol=2e-2)
+
+
+def test_chunked_backward_twice_and_compiled():
+    x, w, b, t = _arrays(8, 10, 3)
+    xs = tl.tensor(x, requires_grad=True)
+    opts = tl.nn.LinearCrossEntropyOptions(batch_chunk_size=3)
+    loss = tl.nn.functional.linear_cross_entropy(xs, tl.tensor(w), tl.tensor(t), options=opts)
+    loss.backward(retain_graph=True)
+    first = xs.grad.clone()
+    loss.backward()             # PyTorch's chunked op refuses; here the graph is kept
+    np.testing.assert_allclose(xs.grad.numpy(), 2 * first.numpy(), rtol=1e-6)
+
+    @tl.compile
+    def step(x, w, t):
+        return tl.nn.functional.linear_cross_entropy(x, w, t, options=opts)
+
+    np.testing.assert_allclose(step(tl.tensor(x), tl.tensor(w), tl.tensor(t)).item(),
+                               loss.item(), rtol=1e-6)
+
+
+def test_chunked_kernel_never_holds_the_logits():
+    """The compiled forward and backward of the chunked kernel need a fraction of the
+    (N, C) logits' memory; unchunked they need at least all of it."""
+    import jax
+    import jax.numpy as jnp
+
+    from torchlike._ops.nn_linear_cross_entropy import _linear_cross_entropy_rows
+
+    n, f, c = 2048, 8, 2048
+    t = jnp.zeros(n, jnp.int64)
+
+    def temp_bytes(chunk):
+        def loss(x, w):
+            return _linear_cross_entropy_rows(x, w, t, None, None, -100, chunk).sum()
+        grad = jax.jit(jax.grad(loss, argnums=(0, 1)))
+        compiled = grad.lower(jnp.ones((n, f)), jnp.ones((c, f))).compile()
+        return compiled.memory_analysis().temp_size_in_bytes
+
+    logits = n * c * 4
+    assert temp_bytes(128) < logits / 4
+    assert temp_bytes(n) >= logits
+
+
+def test_chunked_errors_and_fallbacks():
+    x, w, b, t = _arrays(4, 5, 3)
+    t[1] = 7
+
+    def oob(fw):
+        return lambda: _run(fw, (x, w, b, t), options=fw.nn.LinearCrossEntropyOptions())
+
+    same_error(oob(tl), oob(torch) if HAVE_TORCH else None, RuntimeError, match_text=True)
+    t[1] = 1
+    # a class weight of the wrong length gets the reference path's error
+    with pytest.raises(RuntimeError, match="weight tensor should be defined"):
+        _run(tl, (x, w, b, t), np.ones(3, np.float32),
+             options=tl.nn.LinearCrossEntropyOptions())
+
+
+def test_options_warn_as_pytorch_when_ignored():
     x, w, b, t = _arrays(8, 20, 4)
-    opts = [dict(), dict(batch_chunk_size=3), dict(batch_chunk_size=3, chunking_method=None),
-            dict(chunking_method="aspect_ratio:2", acc_policy="accurate")]
-    base = _run(tl, (x, w, b, t))
-    for o in opts:
-        for reduction in ("mean", "sum", "none"):
-            out = _run(tl, (x, w, b, t), reduction=reduction,
-                       options=tl.nn.LinearCrossEntropyOptions(**o))
-            ref = _run(tl, (x, w, b, t), reduction=reduction)
-            np.testing.assert_allclose(out[0].detach().numpy(), ref[0].detach().numpy())
-            if HAVE_TORCH:
-                assert_same(out, _run(torch, (x, w, b, t), reduction=reduction,
-                                      options=torch.nn.LinearCrossEntropyOptions(**o)),
-                            rtol=1e-5, atol=1e-5)
-    assert base[0].item() == pytest.approx(_run(tl, (x, w, b, t), options=None)[0].item())
+    base = _run(tl, (x, w, b, t), label_smoothing=0.1)
 
     def warned(fw):
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
-            _run(fw, (x, w, b, t), label_smoothing=0.1,
-                 options=fw.nn.LinearCrossEntropyOptions())
-        return [str(r.message) for r in rec]
+            out = _run(fw, (x, w, b, t), label_smoothing=0.1,
+                       options=fw.nn.LinearCrossEntropyOptions())
+        return out, [str(r.message) for r in rec]
 
-    msgs = warned(tl)
+    out, msgs = warned(tl)
+    assert out[0].item() == pytest.approx(base[0].item())
     assert len(msgs) == 1 and "``options`` ignored" in msgs[0]
     if HAVE_TORCH:
-        assert [torchify_repr(m) for m in msgs] == warned(torch)
+        assert [torchify_repr(m) for m in msgs] == warned(torch)[1]
 
 
 def _opts_error(fw, **kw):

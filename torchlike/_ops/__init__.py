@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (each module declares its family of ops)
     nn_activation,
     nn_conv,
     nn_fractional,
+    nn_linear_cross_entropy,
     nn_loss,
     nn_norm,
     nn_pool,

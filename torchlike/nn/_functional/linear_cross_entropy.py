@@ -33,25 +33,27 @@ _AUTO_FALLBACK = ("compact", "aspect_ratio:2")
 
 # Note [linear_cross_entropy's options]
 # PyTorch's ``options`` selects a chunked kernel that never holds the whole
-# (N, num_classes) logits: it loops over batch chunks, computing each chunk's loss and
-# its gradients in the forward and handing the stored gradients to backward. Its value is
-# cross_entropy(linear(...)) up to rounding; the chunking is a memory schedule, not
-# another function. torchlike takes ``options`` with PyTorch's validation (the dataclass
+# (N, num_classes) logits, which is what makes the op worth having for a large
+# vocabulary. torchlike takes ``options`` with PyTorch's validation (the dataclass
 # checks, the chunk size that ``batch_chunk_size`` and ``chunking_method`` resolve to and
 # the ValueError when they disagree, the warning when a configuration falls back to the
-# reference path) and then computes the reference path for every call. Under
-# ``torchlike.compile`` XLA schedules the logits' buffers itself and frees each as soon as
-# its last use has run; eagerly the logits exist once, as with ``options=None``. The
-# reference path keeps what PyTorch's chunked path gives up (higher-order and forward-mode
-# AD, ``func.grad``, ``retain_graph``), so ``allow_retain_graph`` changes nothing here.
+# reference path) and runs the chunks as one table op,
+# ``_linear_cross_entropy_rows`` (Note [Chunked linear cross entropy] in
+# _ops/nn_linear_cross_entropy.py), whose per-row losses are summed or averaged here as
+# ``cross_entropy`` reduces them. ``acc_policy``/``acc_dtype`` pick between PyTorch's
+# CUDA kernels' buffers; here half-precision inputs always accumulate in float32, and
+# ``allow_retain_graph`` changes nothing, since the backward is an ordinary
+# differentiable function. Inputs the chunked kernel does not take as they are (an
+# ill-formed target or class weight, mixed dtypes, autocast) go through the reference
+# path, so that they get its errors and casts.
 
 
 @dataclasses.dataclass(slots=True, frozen=True)
 class LinearCrossEntropyOptions:
     """Mirrors ``torch.nn.LinearCrossEntropyOptions``: the configuration of the chunked
     ``linear_cross_entropy`` (fields, defaults and validation as PyTorch's). torchlike
-    validates and resolves it but computes the reference path (Note
-    [linear_cross_entropy's options]).
+    validates and resolves it as PyTorch does; the chunk size is what torchlike's chunked
+    kernel uses (Note [linear_cross_entropy's options]).
 
     >>> LinearCrossEntropyOptions(batch_chunk_size=64).batch_chunk_size
     64
@@ -132,7 +134,7 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     logits reshaped to ``(*batch, C, d_1, ..., d_K)`` for a weight of shape
     ``(C, d_1, ..., d_K, in_features)``. ``ignore_index=None`` means -100 for class
     indices and is required for class probabilities. ``options`` is validated as
-    PyTorch's and the reference path computes the loss (Note [linear_cross_entropy's
+    PyTorch's and selects the chunked computation (Note [linear_cross_entropy's
     options]).
 
     >>> import torchlike as torch
@@ -167,8 +169,12 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
                            "probabilities")
     ignore_index = ignore_index if ignore_index is not None else -100
     if options is not None:
-        _check_options(options, input, target, linear_bias, num_classes, out_features,
-                       reduction, label_smoothing)
+        chunk = _check_options(options, input, target, linear_bias, num_classes,
+                               out_features, reduction, label_smoothing)
+        if chunk is not None and _chunkable(input, linear_weight, target, linear_bias,
+                                            weight, num_classes):
+            return _chunked(input, linear_weight, target, linear_bias, weight, reduction,
+                            ignore_index, chunk)
     if out_features:
         flat = math.prod(out_features, start=num_classes)
         linear_weight = linear_weight.reshape((flat, in_features))
@@ -180,7 +186,9 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
 
 
 def _check_options(options, input, target, linear_bias, num_classes, out_features,
-                   reduction, label_smoothing) -> None:
+                   reduction, label_smoothing) -> int | None:
+    """PyTorch's checks of ``options``: the warning when the chunked path cannot take the
+    call (None), else the resolved chunk size."""
     chunked = (reduction in {"mean", "sum", "none"} and label_smoothing == 0.0
                and target.dtype == _dt.int64 and not out_features)
     if not chunked:
@@ -192,7 +200,46 @@ def _check_options(options, input, target, linear_bias, num_classes, out_feature
             f"reduction={reduction!r}, label_smoothing={label_smoothing}, "
             f"target.dtype={target.dtype}, out_features={tuple(out_features)}"
             f", tracing=False, linear_bias.shape={bias_shape}.", stacklevel=3)
-        return
+        return None
     num_batches = input.shape[0] if input.dim() == 2 else 1
-    options._adjust(num_batches, input.shape[-1], num_classes, input.dtype,
-                    input.device.type)
+    return options._adjust(num_batches, input.shape[-1], num_classes, input.dtype,
+                           input.device.type).batch_chunk_size
+
+
+def _chunkable(input, linear_weight, target, linear_bias, weight, num_classes) -> bool:
+    """Whether the chunked kernel takes the call as it is (else the reference path gives
+    PyTorch's errors and autocast's casts)."""
+    from ..._core.autocast_state import is_autocast_enabled
+    dtypes = {t.dtype for t in (input, linear_weight, linear_bias, weight) if t is not None}
+    return (len(dtypes) == 1 and input.dtype.is_floating_point
+            and tuple(target.shape) == tuple(input.shape[:-1])
+            and (weight is None or tuple(weight.shape) == (num_classes,))
+            and not is_autocast_enabled(input.device.type))
+
+
+def _chunked(input, linear_weight, target, linear_bias, weight, reduction, ignore_index,
+             chunk):
+    from ..._ops.dispatch import call_op
+    from ..._ops.nn_common import host, is_traced
+    num_classes = linear_weight.shape[0]
+    if not is_traced(target) and target.numel():
+        t = host(target).reshape(-1)
+        bad = t[(t != ignore_index) & ((t < 0) | (t >= num_classes))]
+        if bad.size:
+            raise RuntimeError(f"index {bad[0]} is out of bounds for dimension 1 with size "
+                               f"{num_classes}")
+    batched = input.dim() == 2
+    x = input if batched else input.unsqueeze(0)
+    t = target if batched else target.unsqueeze(0)
+    rows = call_op("_linear_cross_entropy_rows", x, linear_weight, t, linear_bias, weight,
+                   ignore_index, chunk)
+    if reduction == "none":
+        return rows if batched else rows.squeeze(0)
+    total = rows.sum()
+    if reduction == "sum":
+        return total
+    valid = t != ignore_index
+    if weight is None:
+        return total / valid.sum().to(total.dtype)
+    safe = t.masked_fill(~valid, 0)
+    return total / (weight[safe] * valid).sum()
