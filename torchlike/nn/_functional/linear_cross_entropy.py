@@ -2,8 +2,9 @@
 
 ``linear_cross_entropy(input, W, target)`` is ``cross_entropy(linear(input, W), target)``
 with a K-dimensional weight ``(C, d_1, ..., d_K, in_features)`` giving K-dimensional
-logits; it reuses ``linear`` and ``cross_entropy`` as PyTorch's reference path does, so the
-values, gradients and ``grad_fn`` names are theirs.
+logits. Without ``options`` it reuses ``linear`` and ``cross_entropy`` as PyTorch's
+reference path does, so the values, gradients and ``grad_fn`` names are theirs; with
+``options`` the batch is processed in chunks by ``_ops/nn_linear_cross_entropy.py``.
 """
 
 from __future__ import annotations

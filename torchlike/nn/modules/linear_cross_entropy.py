@@ -17,8 +17,8 @@ class LinearCrossEntropyLoss(_WeightedLoss):
     """Mirrors ``torch.nn.LinearCrossEntropyLoss``: ``self.linear`` (a ``Linear`` of
     ``in_features`` to ``num_classes * prod(out_features)``, stored flat as PyTorch stores
     it) reshaped to ``(num_classes, *out_features, in_features)`` and passed to
-    ``F.linear_cross_entropy``. ``options`` is validated but the reference path computes
-    the loss (Note [linear_cross_entropy's options]).
+    ``F.linear_cross_entropy``; ``options`` selects its chunked computation (Note
+    [linear_cross_entropy's options]).
 
     >>> import torchlike as torch
     >>> loss = LinearCrossEntropyLoss(5, 10, out_features=(4, 3))
