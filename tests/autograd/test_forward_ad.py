@@ -500,3 +500,85 @@ def test_random_ops_use_the_primal_draw():
         y = tlF.dropout(d, 0.5)
         p, t = fwAD.unpack_dual(y)
         np.testing.assert_array_equal(np.asarray(t), np.asarray(p))
+
+
+def test_tutorial_module_attributes_and_function():
+    """PyTorch's forward-AD tutorial: a module's parameters replaced by dual tensors
+    with delattr/setattr, and a Function whose jvp uses what forward kept on ctx."""
+    x = _arr(16, 5).astype(np.float32)
+    w = _arr(5, 5).astype(np.float32)
+    wt, bt = _arr(5, 5).astype(np.float32), _arr(5).astype(np.float32)
+    out = {}
+    for fw in FWS:
+        L = _lib(fw)
+        ad = L.autograd.forward_ad
+
+        class Fn(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo):
+                result = L.exp(foo)
+                ctx.result = result
+                return result
+
+            @staticmethod
+            def jvp(ctx, gI):
+                gO = gI * ctx.result
+                del ctx.result
+                return gO
+
+        model = L.nn.Linear(5, 5)
+        with L.no_grad():
+            model.weight.copy_(L.tensor(w))
+            model.bias.zero_()
+        tangents = {"weight": L.tensor(wt), "bias": L.tensor(bt)}
+        with ad.dual_level():
+            for name, p in list(model.named_parameters()):
+                delattr(model, name)
+                setattr(model, name, ad.make_dual(p, tangents[name]))
+            y = Fn.apply(model(L.tensor(x)))
+            out[fw] = [_np(t) for t in ad.unpack_dual(y)]
+    want_primal = np.exp(x @ w.T)
+    np.testing.assert_allclose(out["tl"][0], want_primal, rtol=1e-5)
+    np.testing.assert_allclose(out["tl"][1], (x @ wt.T + bt) * want_primal, rtol=1e-4,
+                               atol=1e-5)
+    if HAVE_TORCH:
+        np.testing.assert_allclose(out["tl"][1], out["torch"][1], rtol=1e-5, atol=1e-5)
+
+
+def test_copies_are_plain():
+    import copy
+    import pickle
+    with fwAD.dual_level():
+        d = fwAD.make_dual(tl.tensor([1., 2.]), tl.tensor([3., 4.]))
+        for c in (copy.deepcopy(d), pickle.loads(pickle.dumps(d))):
+            assert type(c) is tl.Tensor and fwAD.unpack_dual(c).tangent is None
+            np.testing.assert_array_equal(np.asarray(c), [1., 2.])
+        if HAVE_TORCH:
+            with torch.autograd.forward_ad.dual_level():
+                td = torch.autograd.forward_ad.make_dual(torch.ones(2), torch.ones(2))
+                assert torch.autograd.forward_ad.unpack_dual(copy.deepcopy(td)).tangent is None
+
+
+def test_cache_reuses_compiled_tangents():
+    """A repeated call compiles its tangent function once."""
+    from torchlike.autograd import _dual
+    with fwAD.dual_level():
+        d = fwAD.make_dual(tl.ones(7, 3), tl.ones(7, 3))
+        d.sin()
+        n = len(_dual._CACHE)
+        for _ in range(3):
+            np.testing.assert_allclose(np.asarray(fwAD.unpack_dual(d.sin()).tangent),
+                                       np.cos(np.ones((7, 3))), rtol=1e-6)
+        assert len(_dual._CACHE) == n
+
+
+def test_zero_derivatives_and_unsupported_ops():
+    """floor/sign/round have zero tangents (PyTorch's zero formulas), not none; an op
+    whose tangent needs a dual input's values while traced raises NotImplementedError,
+    as PyTorch does for ops without a forward formula."""
+    got = _check(lambda L, a: (a.floor(), a.sign(), L.round(a), a.ceil_()), [(3, 4)],
+                 fd=False)
+    for _, _, t in got:
+        assert t is not None and not t.any()
+    raises_in_both(_in_level(lambda L, ad: L.unique(ad.make_dual(L.ones(3), L.ones(3)))),
+                   NotImplementedError, same_text=False)

@@ -319,15 +319,36 @@ def _is_float(t: Tensor) -> bool:
     return dt.is_floating_point or dt.is_complex
 
 
-def _depends(closed, n_prim: int) -> list:
-    """Per output of ``closed`` (a jaxpr of prims then tangents): whether it depends on
-    a tangent input (sub-jaxprs count as depending on all their inputs)."""
-    jaxpr = closed.jaxpr
-    marked = {id(v) for v in jaxpr.invars[n_prim:]}
+def _depends(jaxpr, marked_in: list) -> list:
+    """Per output of ``jaxpr``: whether it depends on an input marked in ``marked_in``
+    (through calls of jitted functions, looked into; other sub-jaxprs count as
+    depending on all their inputs)."""
+    marked = {id(v) for v, m in zip(jaxpr.invars, marked_in) if m}
     for eqn in jaxpr.eqns:
-        if any(not isinstance(v, jex.Literal) and id(v) in marked for v in eqn.invars):
-            marked.update(id(v) for v in eqn.outvars)
+        ins = [not isinstance(v, jex.Literal) and id(v) in marked for v in eqn.invars]
+        if not any(ins):
+            continue
+        sub = eqn.params.get("jaxpr")
+        sub = getattr(sub, "jaxpr", sub)
+        if isinstance(sub, jex.Jaxpr) and len(sub.invars) == len(ins) \
+                and len(sub.outvars) == len(eqn.outvars):
+            outs = _depends(sub, ins)
+        else:
+            outs = [True] * len(eqn.outvars)
+        marked.update(id(v) for v, m in zip(eqn.outvars, outs) if m)
     return [not isinstance(v, jex.Literal) and id(v) in marked for v in jaxpr.outvars]
+
+
+def _tangent_kinds(closed, prim_mask: list, tan_mask: list) -> list:
+    """Per tangent output of a pure function (its tangents, then its primal outputs):
+    whether it is computed (it depends on an input tangent), or zeros (JAX's symbolic
+    zero of a result that depends on a dual primal: ``floor``, ``sign``, as PyTorch's
+    zero formulas) rather than absent (a result that does not depend on the dual
+    inputs at all: ``zeros_like``, ``rand_like``, PyTorch's non-differentiable ops)."""
+    m = len(closed.jaxpr.outvars) // 2
+    tan = _depends(closed.jaxpr, tan_mask)[:m]
+    prim = _depends(closed.jaxpr, prim_mask)[m:]
+    return [t or p for t, p in zip(tan, prim)]
 
 
 def _make_pure(func, template, n: int, dual_idx: list, need_out: list, need_leaf: list,
@@ -370,7 +391,8 @@ def _make_pure(func, template, n: int, dual_idx: list, need_out: list, need_leaf
 
         if by_vjp:
             return _jvp_by_vjp(f, dprims, tans)
-        return jax.jvp(f, dprims, tans)[1]
+        outs, touts = jax.jvp(f, dprims, tans)
+        return (*touts, *outs)
     return pure
 
 
@@ -382,7 +404,7 @@ def _jvp_by_vjp(f, dprims, tans):
     out, vjp = jax.vjp(f, *dprims)
     zeros = tuple(jnp.zeros_like(o) for o in out)
     _, transpose = jax.vjp(lambda ct: vjp(ct), zeros)
-    return transpose(tuple(tans))[0]
+    return (*transpose(tuple(tans))[0], *out)
 
 
 def _compute_tangents(func, template, key, leaves, pre, tangents, dual_idx, need_out,
@@ -403,7 +425,7 @@ def _compute_tangents(func, template, key, leaves, pre, tangents, dual_idx, need
                 return _make_pure(func, template, n, dual_idx, need_out, need_leaf,
                                   by_vjp=by_vjp)
             try:
-                return _first_run(make, inputs, n, key)
+                return _first_run(make, inputs, n, key, dual_idx)
             except _NEEDS_VALUES:
                 pass   # data-dependent shapes and the like: run with constants, uncached
     consts = [None if i in dual_idx else pre[i] for i in range(n)]
@@ -412,28 +434,41 @@ def _compute_tangents(func, template, key, leaves, pre, tangents, dual_idx, need
         return _make_pure(func, template, n, dual_idx, need_out, need_leaf, consts,
                           gen_state, by_vjp)
     inputs = [pre[i] for i in dual_idx] + [tangents[i] for i in dual_idx]
-    return _first_run(make, inputs, len(dual_idx), None)
+    try:
+        return _first_run(make, inputs, len(dual_idx), None, range(len(dual_idx)))
+    except _NEEDS_VALUES as e:
+        name = getattr(func, "__name__", repr(func))
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            "not been implemented yet.\nIn torchlike, its tangent would need the values "
+            f"of a dual input while jax.jvp traces it ({type(e).__name__}).") from None
 
 
 def _run_entry(entry, inputs: list) -> list:
     from ..func._jaxcall import run_pure
-    fn, deps = entry
+    fn, kinds = entry
     with _set_fwd_grad_enabled(False):
         outs = run_pure(fn, inputs, is_grad_enabled())
-    return [o if d else None for o, d in zip(outs, deps)]
+    return [o if k else None for o, k in zip(outs, kinds)]
 
 
-def _first_run(make, inputs: list, n_prim: int, key) -> list:
+def _first_run(make, inputs: list, n_prim: int, key, dual) -> list:
     """Trace the pure function ``make(by_vjp)`` (compiled and cached under ``key``, or
-    evaluated from its jaxpr when ``key`` is None) and run it; a kernel JAX's forward
-    mode cannot differentiate (``jax.custom_vjp``, found when JAX lowers the call)
-    makes it run again by ``_jvp_by_vjp``."""
+    evaluated from its jaxpr when ``key`` is None; ``n_prim`` primal inputs, the dual
+    ones at the positions ``dual``) and run it; a kernel JAX's forward mode cannot
+    differentiate (``jax.custom_vjp``, found when JAX lowers the call) makes it run
+    again by ``_jvp_by_vjp``."""
     arrays = [t._value for t in inputs]
+    k = len(inputs) - n_prim
+    prim_mask = [False] * (n_prim + k)
+    for i in dual:
+        prim_mask[i] = True
+    tan_mask = [False] * n_prim + [True] * k
     for by_vjp in (False, True):
         pure = make(by_vjp)
         closed = jax.make_jaxpr(pure)(*arrays)
         entry = (jex.jaxpr_as_fun(closed) if key is None else jax.jit(pure),
-                 _depends(closed, n_prim))
+                 _tangent_kinds(closed, prim_mask, tan_mask))
         try:
             res = _run_entry(entry, inputs)
         except TypeError as e:
@@ -467,6 +502,20 @@ class _DualTensor(Tensor):
         return _add_suffixes(s[:-1], [f"tangent={T!r}"], len("tensor("), False)
 
     __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        """A copy is a plain tensor, without the tangent, as in PyTorch."""
+        new = Tensor.__deepcopy__(self, memo)
+        if isinstance(new, _DualTensor):
+            new.__dict__.pop("_fw_tangent", None)
+            new.__class__ = new._plain_cls
+        return new
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as the plain tensor (tangents are not saved, as in PyTorch)."""
+        fn, args = Tensor.__reduce_ex__(self, protocol)
+        state = {k: v for k, v in args[3].items() if k != "_fw_tangent"}
+        return fn, (self._plain_cls, args[1], args[2], state, *args[4:])
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -539,7 +588,9 @@ class _DualTensor(Tensor):
 
         pre = [t if t._vc.v == b[0] else Tensor._wrap(v)
                for t, b, v in zip(leaves, before, pre_values)]
-        res = _compute_tangents(func, template, None if random else (func, key, _state_key()),
+        res = _compute_tangents(func, template,
+                                None if random else (func, key, _state_key(),
+                                                     tuple(dual_idx)),
                                 leaves, pre, tangents, dual_idx, need_out, written,
                                 gen_before if random else None)
         for j, T in zip(need_out, res):

@@ -25,6 +25,14 @@ Differences from PyTorch:
 * Views made of a base that requires grad before the base gained a tangent in place do
   not see that tangent (torchlike tracks only the views of bases that do not require
   grad); views made after do.
+* Tangents come from ``jax.jvp`` of each op rather than from PyTorch's per-op formulas:
+  ``out=`` calls work (PyTorch raises ``NotImplementedError``); a result that depends on
+  a dual input but has no derivative gets a zero tangent, as PyTorch's ``floor``, also
+  where PyTorch gives none (``histc``); an op whose tangent would need a dual input's
+  values while JAX traces it (``unique``) raises ``NotImplementedError``, as PyTorch does
+  for ops without a forward formula.
+* ``unpack_dual(d).primal`` of a tensor that requires grad is a view with
+  ``ViewBackward0`` (PyTorch's node is named ``Identity``).
 """
 
 from __future__ import annotations
