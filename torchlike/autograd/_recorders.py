@@ -22,8 +22,8 @@ from __future__ import annotations
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of, wrap_outputs
 from . import _saved
-from .graph import (_NONE_EDGE, OpNode, _anomaly, _new, _recorder, _seq, _Tracer,
-                    accumulate_node, record_op)
+from .graph import (_NONE_EDGE, OpNode, _anomaly, _new, _pack_node, _recorder,
+                    _saved_hooks, _seq, _Tracer, accumulate_node, record_op)
 
 __all__ = ["fast_recorder"]
 
@@ -146,6 +146,8 @@ def _recorder_source(kinds: tuple, saves: bool, plan: tuple, nondiff: frozenset,
           "            t._requires_grad = True",
           "            t._grad_fn = node",
           "            t._output_nr = i",
+          "    if _saved_hooks.stack:",
+          "        _pack_node(node, plan, dyn_t, outs, saves)",
           "    return result"]
     return "\n".join(L) + "\n"
 
@@ -169,7 +171,8 @@ def fast_recorder(spec):
                   _NONE_EDGE=_NONE_EDGE, _accumulate=accumulate_node, _new=_new, _seq=_seq,
                   _tensor_of=_tensor_of, wrap_outputs=wrap_outputs, _anomaly=_anomaly,
                   _INFERENCE_SAVED_ERROR=_saved.INFERENCE_SAVED_ERROR, name=name,
-                  name_fn=name_fn, nondiff=nondiff)
+                  name_fn=name_fn, nondiff=nondiff, _saved_hooks=_saved_hooks,
+                  _pack_node=_pack_node, plan=plan, saves=saves)
         exec(code, ns)
         rec = ns["rec"]
         rec.__name__ = rec.__qualname__ = f"record_{spec.name}"

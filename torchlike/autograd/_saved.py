@@ -33,6 +33,10 @@ SAVES: dict = {
         "positive", "add", "sub", "rsub", "sum", "mean", "clone", "trace")},
     "sgn": ("input", "result"),
     "mul": ("other|input", "input|other"),
+    # MmBackward0 saves mat2 when self requires grad, self when mat2 does (in that order)
+    "mm": ("mat2|input", "input|mat2"),
+    "matmul": ("other|input", "input|other"),
+    "relu": ("result",),
     "div": ("other", "input|other"),
     "true_divide": ("other", "input|other"),
     "pow": ("input", "exponent", "result|exponent"),

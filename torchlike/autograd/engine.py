@@ -14,7 +14,9 @@ post-accumulate-grad hooks. Saved values are freed unless ``retain_graph``.
 from __future__ import annotations
 
 import heapq
+import itertools
 import weakref
+from collections import OrderedDict
 from typing import Iterable, Sequence
 
 import jax
@@ -26,6 +28,7 @@ from . import _errors
 from .._ops.dispatch import _tensor_of
 from . import _fusion
 from ._fusion import _add_arrays, _all_none
+from ._graph_api import GradientEdge
 from .graph import (AccumulateGrad, Node, RemovableHandle, _anomaly, accumulate_node)
 
 __all__ = ["backward", "grad", "run_backward"]
@@ -36,7 +39,7 @@ _TensorOrTensors = Tensor | Sequence[Tensor]
 def _as_tuple(x) -> tuple:
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
@@ -69,6 +72,9 @@ def _ones_like(out: Tensor) -> Tensor:
 def _make_grads(outputs, grad_outputs, is_grads_batched: bool = False) -> list:
     res = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if type(out) is GradientEdge:
+            res.append(_edge_grad(out, g))
+            continue
         if g is None:
             if out._requires_grad:
                 if out.numel() != 1:
@@ -96,7 +102,32 @@ def _make_grads(outputs, grad_outputs, is_grads_batched: bool = False) -> list:
     return res
 
 
+def _no_fast_for_edges(outputs) -> dict:
+    """``run_backward``'s ``_fast`` for outputs given as ``GradientEdge``: not asked (the
+    fused backward's graph key starts from tensors)."""
+    for o in outputs:
+        if type(o) is GradientEdge:
+            return {"_fast": None}
+    return {}
+
+
+def _edge_grad(out, g):
+    """The root gradient of a ``GradientEdge`` output: the one given (its node does not
+    record the shape of the output, to check it or make ones)."""
+    if g is None:
+        raise RuntimeError(
+            f"a GradientEdge output ({out.node.name()}, output {out.output_nr}) needs its "
+            "gradient in grad_outputs/grad_tensors: torchlike's nodes do not keep the "
+            "shapes of their outputs to make ones.")
+    if not isinstance(g, Tensor):
+        raise TypeError("grad_outputs should be a sequence of Tensors or None, but "
+                        f"got {type(g).__name__}")
+    return g
+
+
 def _root_edge(t: Tensor, i: int):
+    if type(t) is GradientEdge:
+        return (t.node, t.output_nr)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:
@@ -105,6 +136,8 @@ def _root_edge(t: Tensor, i: int):
 
 
 def _input_edge(t: Tensor):
+    if type(t) is GradientEdge:
+        return (t.node, t.output_nr)
     if not isinstance(t, Tensor):
         raise TypeError(f"expected Tensor as element of inputs, but got {type(t).__name__}")
     if t.grad_fn is not None:
@@ -163,7 +196,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, acc
             e = _input_edge(t)
             captures.setdefault(e, []).append(i)
             input_nodes.add(e[0])
-            if accumulate and t.grad_fn is not None:
+            if accumulate and type(t) is not GradientEdge and t.grad_fn is not None:
                 t.retain_grad()
 
     # discover the graph, counting each node's consumers
@@ -204,6 +237,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, acc
 
     prev = _grad_state.enabled
     _grad_state.enabled = bool(create_graph)
+    _tasks.append((next(_task_ids), seen, needed, input_nodes, accumulate))
     try:
         if (not create_graph and not _anomaly.enabled
                 and len(order) <= _fusion._FUSE_MAX_NODES
@@ -242,7 +276,35 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, acc
                     tie += 1
     finally:
         _grad_state.enabled = prev
+        _tasks.pop()
     return captured
+
+
+_tasks: list = []    # the running backward passes: (id, nodes met, needed, input nodes,
+                     # whether into .grad)
+_task_ids = itertools.count()
+
+
+def current_graph_task_id() -> int:
+    """An id of the innermost running backward pass, -1 outside one (PyTorch's
+    ``torch._C._current_graph_task_id``)."""
+    return _tasks[-1][0] if _tasks else -1
+
+
+def will_execute_node(node: Node) -> bool:
+    """Whether the innermost running backward pass runs ``node`` (or hands it a
+    gradient to capture): PyTorch's ``torch._C._will_engine_execute_node``."""
+    if not _tasks:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    _, seen, needed, input_nodes, accumulate = _tasks[-1]
+    if not accumulate and type(node) is AccumulateGrad:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not "
+                           "supported.")
+    if needed is None:
+        return node in seen
+    return node in needed or node in input_nodes
 
 
 def _leaves_only(nodes: set) -> bool:
@@ -426,7 +488,8 @@ def backward(tensors: _TensorOrTensors, grad_tensors=None, retain_graph: bool | 
     if ins is not None and len(ins) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(tensors, gt)
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=ins, accumulate=True)
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=ins, accumulate=True,
+                 **_no_fast_for_edges(tensors))
 
 
 def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
@@ -456,14 +519,17 @@ def grad(outputs: _TensorOrTensors, inputs: _TensorOrTensors, grad_outputs=None,
         return _batched_grad(outputs, inputs_t, go, retain_graph, create_graph, allow_unused,
                              materialize_grads)
     for i, o in enumerate(t_outputs):
-        if not (o._requires_grad or o.grad_fn is not None):
+        if type(o) is not GradientEdge and not (o._requires_grad or o.grad_fn is not None):
             raise RuntimeError(_errors.NO_GRAD_FN.format(i=i))
     grads = _make_grads(outputs, go)
     res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                       accumulate=False)
+                       accumulate=False, **_no_fast_for_edges(outputs))
     out = []
     for i, (t, g) in enumerate(zip(inputs_t, res)):
         if g is None:
+            if materialize_grads and type(t) is GradientEdge:
+                raise RuntimeError("materialize_grads cannot be used when the given input "
+                                   "is a GradientEdge")
             if materialize_grads:
                 g = Tensor._wrap(jnp.zeros_like(t._storage.array, t.dtype.np, shape=t._shape))
             elif not allow_unused:
@@ -539,7 +605,7 @@ def _register_hook(self, hook):
     if self.grad_fn is not None:
         return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
     if self._hooks is None:
-        self._hooks = {}
+        self._hooks = OrderedDict()
     h = RemovableHandle(self._hooks)
     self._hooks[h.id] = hook
     return h
@@ -554,7 +620,7 @@ def _register_post_accumulate_grad_hook(self, hook):
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                            "tensors")
     if self._post_acc_hooks is None:
-        self._post_acc_hooks = {}
+        self._post_acc_hooks = OrderedDict()
     h = RemovableHandle(self._post_acc_hooks)
     self._post_acc_hooks[h.id] = hook
     return h
@@ -573,6 +639,7 @@ def _retain_grad(self) -> None:
     self._retains_grad = True
 
 
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
 Tensor.backward = _tensor_backward
 Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook

@@ -26,7 +26,7 @@ from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from .engine import _placement
-from .graph import Node, _anomaly, _backward_error, edge_of
+from .graph import Node, _anomaly, _backward_error, _saved_hooks, edge_of
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
            "InplaceFunction", "NestedIOFunction"]
@@ -81,6 +81,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self.dirty_tensors: tuple = ()
         self._saved_versions: list = []
         self._saved: tuple | None = None
+        self._packed = None   # (unpack hook, entries) under saved-tensor hooks
         self._freed = False
         self._nout = 1
         self._out_meta: list = []
@@ -97,6 +98,11 @@ class BackwardCFunction(Node, FunctionCtx):
 
     # saved tensors ----------------------------------------------------------
     def _pack_saved(self, outputs) -> None:
+        # Note [Saved tensor hooks] in _saved_hooks.py
+        if _saved_hooks.stack and any(t is not None for t in self.to_save):
+            from ._saved_hooks import pack_ctx
+            pack_ctx(self, outputs)
+            return
         saved = []
         vers = []
         out_ids = {id(o): i for i, o in enumerate(outputs) if isinstance(o, Tensor)}
@@ -117,6 +123,9 @@ class BackwardCFunction(Node, FunctionCtx):
         since, or after the graph was freed."""
         if self._freed:
             raise _backward_error(self._name)
+        if self._packed is not None:
+            from ._saved_hooks import unpack_ctx
+            return unpack_ctx(self)
         if self._saved is None:
             return tuple(self.to_save)
         from ._errors import inplace_error
@@ -130,6 +139,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def _release(self) -> None:
         self._freed = True
         self._saved = None
+        self._packed = None
 
     # backward ------------------------------------------------------------------
     def apply(self, grads, create_graph):

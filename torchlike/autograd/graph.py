@@ -22,13 +22,17 @@ not require grad).
 # node saves no tensor (``OpSpec.saves=False``: add, views, sum...) are linear in their
 # differentiable inputs: their VJP does not need the inputs' values, so the node keeps
 # only their shapes and, like PyTorch's, can run again after the graph is "freed".
+# Under saved-tensor hooks the same tables say what a node packs, and a packed tensor is
+# not version-checked, as in PyTorch (Note [Saved tensor hooks] in _saved_hooks.py).
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import weakref
+from collections import OrderedDict
 
 import jax
 import jax.numpy as jnp
@@ -36,37 +40,31 @@ import numpy as np
 from jax.extend.core import Literal
 
 from .._core import xla
+from .._core.hooks import RemovableHandle
 from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of, diff_primals, dispatch, refill, wrap_outputs
 from . import _saved
 
-__all__ = ["Node", "OpNode", "AccumulateGrad", "record_op", "RemovableHandle"]
+__all__ = ["Node", "OpNode", "AccumulateGrad", "record_op", "RemovableHandle",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
+           "increment_version"]
 
 _seq = itertools.count()
 _INF_SEQ = float("inf")
 
 
-class RemovableHandle:
-    """Mirrors ``torch.utils.hooks.RemovableHandle``: ``remove()`` unregisters the hook."""
+class _SavedHooksState(threading.local):
+    """Per thread: the saved-tensor hook pairs in force, innermost last, and the
+    message of ``disable_saved_tensors_hooks`` (Note [Saved tensor hooks] in
+    _saved_hooks.py). The recorders test ``stack`` once per node: empty, nothing more
+    happens."""
+    stack: tuple = ()
+    disabled: str | None = None
 
-    _ids = itertools.count()
 
-    def __init__(self, hooks_dict: dict, extra_dicts=()):
-        self.hooks_dict = hooks_dict
-        self.id = next(RemovableHandle._ids)
-        self.extra = list(extra_dicts)
-
-    def remove(self) -> None:
-        self.hooks_dict.pop(self.id, None)
-        for e in self.extra:
-            e.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+_saved_hooks = _SavedHooksState()
 
 
 class Node:
@@ -111,7 +109,7 @@ class Node:
         """Mirrors ``Node.register_hook``: ``fn(grad_inputs, grad_outputs)`` runs after
         this node; it may return replacement ``grad_inputs``."""
         if self._hooks is None:
-            self._hooks = {}
+            self._hooks = OrderedDict()
         h = RemovableHandle(self._hooks)
         self._hooks[h.id] = fn
         return h
@@ -120,7 +118,7 @@ class Node:
         """Mirrors ``Node.register_prehook``: ``fn(grad_outputs)`` runs before this node;
         it may return replacement ``grad_outputs``."""
         if self._pre_hooks is None:
-            self._pre_hooks = {}
+            self._pre_hooks = OrderedDict()
         h = RemovableHandle(self._pre_hooks)
         self._pre_hooks[h.id] = fn
         return h
@@ -128,7 +126,9 @@ class Node:
     def _add_tensor_pre_hook(self, output_nr: int, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
-        d = self._tensor_pre_hooks.setdefault(output_nr, {})
+        d = self._tensor_pre_hooks.get(output_nr)
+        if d is None:
+            d = self._tensor_pre_hooks[output_nr] = OrderedDict()
         h = RemovableHandle(d)
         d[h.id] = fn
         return h
@@ -702,7 +702,14 @@ def record_op(spec, vals, statics, cast, dyn_t, dyn, exe=None, args=None):
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = i
+    if _saved_hooks.stack:
+        _pack_node(node, plan, dyn_t, outs, saves)
     return result
+
+
+def _pack_node(node, plan, dyn_t, outs, saves) -> None:
+    from ._saved_hooks import pack_op_node
+    pack_op_node(node, plan, dyn_t, outs, saves)
 
 
 _new = object.__new__
@@ -743,3 +750,10 @@ class _AnomalyState:
 
 
 _anomaly = _AnomalyState()
+
+
+# the rest of torch.autograd.graph's public names (modules that import this one)
+from ._graph_api import GradientEdge, get_gradient_edge  # noqa: E402
+from ._graph_api import increment_version, register_multi_grad_hook  # noqa: E402
+from ._saved_hooks import disable_saved_tensors_hooks, save_on_cpu  # noqa: E402
+from ._saved_hooks import saved_tensors_hooks  # noqa: E402

@@ -9,46 +9,13 @@ own: ``Module.__init__`` creates the hook dicts it fills and reads.
 
 from __future__ import annotations
 
-import itertools
 import warnings
 import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
+from ..._core.hooks import RemovableHandle
 from ..._core.tensor import Tensor
-
-
-class RemovableHandle:
-    """Mirrors ``torch.utils.hooks.RemovableHandle``: removes a hook from the dict(s) it
-    was registered in."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle.next_id)
-        if extra_dict is None:
-            extra = ()
-        elif isinstance(extra_dict, (list, tuple)):
-            extra = extra_dict
-        else:
-            extra = (extra_dict,)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
-
-    def remove(self) -> None:
-        d = self.hooks_dict_ref()
-        if d is not None and self.id in d:
-            del d[self.id]
-        for ref in self.extra_dict_ref:
-            e = ref()
-            if e is not None and self.id in e:
-                del e[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 # global hooks (torch.nn.modules.module.register_module_*)
