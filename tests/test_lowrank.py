@@ -159,3 +159,85 @@ def test_errors(exc, kind, shape, dtype, kw):
         return lambda: f(fw.tensor(a), **kw)
 
     same_error(call(tl), call(torch) if HAVE_TORCH else None, exc, match_text=True)
+
+
+# -- lobpcg ----------------------------------------------------------------------------
+def _spd(m, batch=(), seed=0):
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.standard_normal((*batch, m, m)))
+    ev = np.arange(1, m + 1, dtype=np.float64) * (1 + 0.1 * rng.random((*batch, 1)))
+    return (q * ev[..., None, :]) @ np.swapaxes(q, -1, -2)
+
+
+@pytest.mark.parametrize("method", ["ortho", "basic"])
+@pytest.mark.parametrize("largest", [True, False])
+def test_lobpcg_eigenpairs(method, largest):
+    a = _spd(12)
+    tl.manual_seed(0)
+    E, X = tl.lobpcg(tl.tensor(a), k=2, largest=largest, method=method)
+    assert tuple(E.shape) == (2,) and tuple(X.shape) == (12, 2) and E.dtype == tl.float64
+    ev = np.linalg.eigvalsh(a)
+    np.testing.assert_allclose(E.numpy(), ev[::-1][:2] if largest else ev[:2], rtol=1e-6)
+    x = X.numpy()
+    np.testing.assert_allclose(a @ x, x * E.numpy(), atol=1e-5)
+    if HAVE_TORCH:
+        Et, Xt = torch.lobpcg(torch.tensor(a), k=2, largest=largest, method=method)
+        np.testing.assert_allclose(E.numpy(), Et.numpy(), rtol=1e-6)
+        assert _meta((E, X)) == _meta((Et, Xt))
+
+
+def test_lobpcg_generalized_batched_and_initial_x():
+    a, b = _spd(12, (2,)), _spd(12, (2,), seed=1)
+    x0 = RNG.standard_normal((2, 12, 3))
+    E, X = tl.lobpcg(tl.tensor(a), B=tl.tensor(b), X=tl.tensor(x0), k=2)
+    assert tuple(E.shape) == (2, 2) and tuple(X.shape) == (2, 12, 2)
+    for i in range(2):
+        ev = np.sort(np.linalg.eigvals(np.linalg.solve(b[i], a[i])).real)[::-1]
+        np.testing.assert_allclose(E.numpy()[i], ev[:2], rtol=1e-6)
+    if HAVE_TORCH:
+        Et, Xt = torch.lobpcg(torch.tensor(a), B=torch.tensor(b), X=torch.tensor(x0), k=2)
+        assert _meta((E, X)) == _meta((Et, Xt))
+        np.testing.assert_allclose(E.numpy(), Et.numpy(), rtol=1e-6)
+
+
+def test_lobpcg_float32_tracker_and_force_stop():
+    a = _spd(10).astype(np.float32)
+    steps = []
+
+    def tracker(worker):
+        steps.append(worker.ivars["istep"])
+        worker.bvars["force_stop"] = worker.ivars["istep"] >= 2
+
+    E, X = tl.lobpcg(tl.tensor(a), k=1, tracker=tracker, niter=-1)
+    assert steps == [1, 2] and E.dtype == tl.float32
+
+
+def test_lobpcg_gradient():
+    """d(sum of the k largest eigenvalues)/dA = X X^T, as PyTorch's backward gives."""
+    a = _spd(12)
+    x = tl.tensor(a, requires_grad=True)
+    E, X = tl.lobpcg(x, k=2)
+    (g,) = tl.autograd.grad(E.sum(), x)
+    v = np.linalg.eigh(a)[1][:, ::-1][:, :2]
+    np.testing.assert_allclose(g.numpy(), v @ v.T, atol=1e-6)
+    if HAVE_TORCH:
+        xt = torch.tensor(a, requires_grad=True)
+        (gt,) = torch.autograd.grad(torch.lobpcg(xt, k=2)[0].sum(), xt)
+        np.testing.assert_allclose(g.numpy(), gt.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("exc, shape, kw", [
+    (ValueError, (6, 6), dict(k=3)),
+    (AssertionError, (6, 7), dict()),
+])
+def test_lobpcg_errors(exc, shape, kw):
+    a = np.eye(*shape)
+
+    def call(fw):
+        return lambda: fw.lobpcg(fw.tensor(a), **kw)
+
+    same_error(call(tl), call(torch) if HAVE_TORCH else None, exc, match_text=True)
+    b = tl.tensor(_spd(12), requires_grad=True)
+    E, _ = tl.lobpcg(b, B=tl.eye(12, dtype=tl.float64), k=1)
+    with pytest.raises(ValueError, match="does not support backward with B != I"):
+        E.sum().backward()

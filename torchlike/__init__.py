@@ -67,6 +67,7 @@ from . import quasirandom  # noqa: E402,F401
 from ._ops.segments import segment_reduce  # noqa: E402,F401
 from ._ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
 from .random import thread_safe_generator  # noqa: E402,F401
+from ._lobpcg import lobpcg  # noqa: E402,F401
 from ._streams import Event, Stream  # noqa: E402
 from .cuda.memory import AcceleratorError, OutOfMemoryError  # noqa: E402
 from .utils.dlpack import to_dlpack  # noqa: E402
