@@ -204,7 +204,8 @@ def test_node_public_names():
         mine = set(tl.autograd.graph.__all__)
         assert {"saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
                 "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
-                "increment_version"} <= mine & set(torch.autograd.graph.__all__)
+                "increment_version", "allow_mutation_on_saved_tensors"} <= \
+            mine & set(torch.autograd.graph.__all__)
 
 
 # ---------------------------------------------------------------------------

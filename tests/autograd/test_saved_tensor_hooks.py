@@ -506,3 +506,55 @@ def test_save_tables_decide_version_checks():
     assert out[0] is None and out[2] is None
     assert "modified by an inplace operation" in out[1][1]
     assert "modified by an inplace operation" in out[3][1]
+
+
+# ---------------------------------------------------------------------------
+# allow_mutation_on_saved_tensors
+def _mutations(T):
+    G = T.autograd.graph
+    out = []
+    with G.allow_mutation_on_saved_tensors() as ctx:
+        a = T.ones(2, 3, requires_grad=True)
+        b = a.clone()
+        y = (b ** 2).sum()
+        b.sin_()                         # b was saved by pow: allowed
+        y.backward()
+        out.append(_vals(a.grad))
+        x = T.tensor([1., 2.], requires_grad=True)
+        r = (x * 1).exp()                # exp saves its result
+        r.mul_(3)
+        r.sum().backward()
+        out.append(_vals(x.grad))
+        v = T.tensor([1., 2.], requires_grad=True)
+        w = v * 1
+        z = (w * w).sum()
+        w[0:1].mul_(5)                   # a write through a view of a saved tensor
+        z.backward()
+        out.append(_vals(v.grad))
+        out.append(type(ctx).__name__)
+    with G.allow_mutation_on_saved_tensors():
+        p = T.ones(2, requires_grad=True)
+        q = (p.clone() ** 2).sum()
+    out.append(_error(q.backward))
+
+    def nested():
+        with G.allow_mutation_on_saved_tensors():
+            with G.allow_mutation_on_saved_tensors():
+                pass
+    out.append(_error(nested))
+    return out
+
+
+def test_allow_mutation_on_saved_tensors():
+    out = _compare(_mutations)
+    assert out[0] == [2.0] * 6 and out[2] == [2.0, 4.0]
+    assert out[4][0] == "AssertionError" and "outside of the" in out[4][1]
+    assert out[5] == ("RuntimeError",
+                      "allow_mutation_on_saved_tensors contexts cannot be nested")
+    # without it, the same write breaks the backward
+    a = tl.ones(2, requires_grad=True)
+    b = a.clone()
+    y = (b ** 2).sum()
+    b.sin_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()

@@ -43,7 +43,8 @@ import jax.numpy as jnp
 from .._core.tensor import Tensor
 from .graph import OpNode, _backward_error, _saved_hooks, accumulate_node
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors"]
 
 
 class saved_tensors_hooks:
@@ -118,6 +119,73 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
         yield
     finally:
         st.disabled = prev
+
+
+class _Handle:
+    """What ``allow_mutation_on_saved_tensors`` packs: a key to the saved value."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _AllowMutationOnSavedContext:
+    """What ``allow_mutation_on_saved_tensors`` yields: ``original`` maps each live
+    packed handle to the value saved. JAX arrays never change, so a saved value is the
+    array the tensor held when it was saved and nothing is cloned when the tensor is
+    later written: ``cloned`` stays empty (PyTorch clones on the first write)."""
+
+    def __init__(self) -> None:
+        self.cloned: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.original: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def clear(self) -> None:
+        self.cloned.clear()
+        self.original.clear()
+
+
+_mutation_allowed = [False]
+_OUTSIDE_MUTATION_CONTEXT = (
+    "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+    "in which the graph was originally recorded.")
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """Mirrors ``torch.autograd.graph.allow_mutation_on_saved_tensors``: inside, a
+    tensor saved for backward may be modified in place; the backward (which must run
+    inside the same context) sees the value it had when it was saved. Not nestable.
+
+    >>> import torchlike as torch
+    >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    ...     a = torch.ones(2, requires_grad=True)
+    ...     b = a.clone()
+    ...     out = (b ** 2).sum()
+    ...     _ = b.sin_()
+    ...     out.backward()
+    >>> a.grad
+    tensor([2., 2.])
+    """
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack_hook(tensor: Tensor) -> _Handle:
+        handle = _Handle()
+        ctx.original[handle] = Tensor._wrap(tensor._value)
+        return handle
+
+    def unpack_hook(handle: _Handle) -> Tensor:
+        if not _mutation_allowed[0] or handle not in ctx.original:
+            raise AssertionError(_OUTSIDE_MUTATION_CONTEXT)
+        return ctx.original[handle]
+
+    with saved_tensors_hooks(pack_hook, unpack_hook):
+        try:
+            if _mutation_allowed[0]:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be "
+                                   "nested")
+            _mutation_allowed[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed[0] = False
 
 
 # ---------------------------------------------------------------------------

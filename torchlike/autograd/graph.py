@@ -49,7 +49,7 @@ from . import _saved
 __all__ = ["Node", "OpNode", "AccumulateGrad", "record_op", "RemovableHandle",
            "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
-           "increment_version"]
+           "increment_version", "allow_mutation_on_saved_tensors"]
 
 _seq = itertools.count()
 _INF_SEQ = float("inf")
@@ -756,4 +756,4 @@ _anomaly = _AnomalyState()
 from ._graph_api import GradientEdge, get_gradient_edge  # noqa: E402
 from ._graph_api import increment_version, register_multi_grad_hook  # noqa: E402
 from ._saved_hooks import disable_saved_tensors_hooks, save_on_cpu  # noqa: E402
-from ._saved_hooks import saved_tensors_hooks  # noqa: E402
+from ._saved_hooks import allow_mutation_on_saved_tensors, saved_tensors_hooks  # noqa: E402
