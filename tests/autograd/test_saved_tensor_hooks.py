@@ -460,17 +460,33 @@ def test_save_on_cpu():
     assert hooks.unpack_hook((device, packed)).device == t.device
 
 
-def test_traced_recording_under_hooks_raises():
+def test_traced_and_compiled_code_keeps_its_residuals():
+    # ops recorded while a function is traced, and a compiled module's forward, keep
+    # JAX's residuals (Note [Saved tensor hooks]): no pack call, the usual gradients
     import jax
+
+    n = [0]
+
+    def pack(t):
+        n[0] += 1
+        return t
 
     def f(a):
         x = tl.from_jax(a).requires_grad_()
-        with tl.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-            x.sin()
-        return a
+        with tl.autograd.graph.saved_tensors_hooks(pack, lambda t: t * 0):
+            y = x.sin().sum()
+        g, = tl.autograd.grad(y, x)
+        return g.jax()
 
-    with pytest.raises(RuntimeError, match="traced"):
-        jax.jit(f)(jax.numpy.ones(2))
+    a = jax.numpy.array([0.5, 1.0])
+    assert jax.numpy.allclose(jax.jit(f)(a), jax.numpy.cos(a))
+    m = tl.nn.Linear(3, 2)
+    cm = tl.compile(m)
+    x = tl.randn(4, 3, requires_grad=True)
+    with tl.autograd.graph.saved_tensors_hooks(pack, lambda t: t * 0):
+        cm(x).sum().backward()
+    assert n[0] == 0
+    assert tl.allclose(x.grad, m.weight.sum(0).expand(4, 3))
 
 
 def test_save_tables_decide_version_checks():

@@ -1,5 +1,6 @@
 """Saved-tensor hooks: ``torch.autograd.graph``'s ``saved_tensors_hooks``,
-``save_on_cpu`` and ``disable_saved_tensors_hooks``, and how nodes pack and unpack.
+``save_on_cpu``, ``disable_saved_tensors_hooks`` and ``allow_mutation_on_saved_tensors``,
+and how nodes pack and unpack.
 
 # Note [Saved tensor hooks]
 # While a pair of hooks is active (a thread-local stack, the innermost pair applies), a
@@ -25,11 +26,16 @@
 # shape that broadcasts to the saved shape is broadcast (PyTorch's elementwise formulas
 # give the same gradient), another raises. As in PyTorch, a packed tensor is not
 # version-checked (the hook owns what it returns), and a node's packed values are freed
-# by a backward without ``retain_graph``. Differences: a node recorded while the
-# function is traced (``torchlike.compile``, ``jax.jit``) raises instead of packing; the
-# double backward (``create_graph=True``) of an op is one recorded op, whose node packs
-# each input and gradient it reads, where PyTorch's formula ops pack what each of them
-# saves.
+# by a backward without ``retain_graph``. Differences: an in-place op (``z.exp_()``)
+# records its out-of-place node first, so a result it saves reaches ``pack_hook`` as
+# that node's output, of the same value, rather than as ``z`` itself; the double
+# backward (``create_graph=True``) of an op is one recorded op, whose node packs each
+# input and gradient it reads, where PyTorch's formula ops pack what each of them
+# saves. Nodes that keep a compiled program's residuals (``torchlike.compile(model)``'s
+# forward, ``torchlike.cond``/``while_loop``, ``utils.checkpoint`` regions), and the
+# nodes of ops recorded while a function is traced (which keep ``jax.vjp``'s residuals,
+# Note [Backward while tracing] in graph.py), keep them as they are: their saved values
+# do not go through the hooks, and their gradients are those of the values saved.
 """
 
 from __future__ import annotations
@@ -190,12 +196,6 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
 
 # ---------------------------------------------------------------------------
 # packing and unpacking
-TRACED_ERROR = (
-    "saved_tensors_hooks: an op recorded while its function is traced (torchlike.compile, "
-    "jax.jit) keeps JAX's residuals, which cannot go through pack_hook. Call the function "
-    "eagerly inside the hooks, or enter the hooks outside the traced function's ops.")
-
-
 def _current_pair():
     st = _saved_hooks
     if st.disabled is not None:
@@ -391,11 +391,9 @@ def pack_op_node(node: OpNode, plan: tuple, dyn_t, outs, saves: bool) -> None:
                 if isinstance(t, Tensor):
                     tensors.append(t)
                     where.append(("in", i, j))
-    if not tensors:
+    if not tensors or node._vjp is not None:   # traced: JAX keeps the residuals
         return
     pack, unpack = _current_pair()
-    if node._vjp is not None:
-        raise RuntimeError(TRACED_ERROR)
     metas = [(t._shape, t._storage.dtype, _identity(t)) for t in tensors]
     packed = _pack_all(pack, tensors)
     p = _Packing()
