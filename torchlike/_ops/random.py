@@ -161,7 +161,8 @@ _drawn_counts: dict = {}
 def _bucket_draw(sampler, key, counter, jdev, shape, *rest):
     """``sampler``'s draw of ``shape`` through a bucketed executable, or None where the
     exact one serves (Note [Eager draws share executables])."""
-    if jdev.platform != "cpu" or isinstance(counter, jax.core.Tracer):
+    if jdev.platform != "cpu" or isinstance(counter, jax.core.Tracer) or \
+            isinstance(key, jax.core.Tracer):
         return None
     n = math.prod(shape)
     if n == 0 or n > _BUCKET_MAX:
@@ -174,8 +175,10 @@ def _bucket_draw(sampler, key, counter, jdev, shape, *rest):
     b = max(_BUCKET_MIN, 1 << (n - 1).bit_length())
     if b == n:
         return None
-    flat = np.asarray(sampler(jax.device_put(key, jdev), counter, (b,), *rest))
-    return jax.device_put(flat[:n].reshape(shape), jdev)
+    flat = sampler(jax.device_put(key, jdev), counter, (b,), *rest)
+    if isinstance(flat, jax.core.Tracer):   # drawn inside a transformation (vmap)
+        return flat[:n].reshape(shape)
+    return jax.device_put(np.asarray(flat)[:n].reshape(shape), jdev)
 
 
 def _draw(sampler, generator, jdev, *args):
