@@ -84,5 +84,7 @@ from . import onnx  # noqa: E402,F401  (imports the onnx package only to export)
 from . import distributions  # noqa: E402,F401
 from .amp import autocast  # noqa: E402
 from ._core.autocast_state import *  # noqa: E402,F401,F403
+from . import overrides  # noqa: E402,F401
+from ._ops.torch_function import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401,E501
 
 __version__ = "0.1.0"

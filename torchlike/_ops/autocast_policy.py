@@ -38,7 +38,7 @@ from .._core import autocast_state as _acs
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from .._core.xla import runs_on_cpu
-from .torch_function import _overloaded_args, _tf_state
+from .torch_function import _mode_active, _overloaded_args, _tf_state
 
 __all__ = ["POLICIES", "policies_of", "install", "autocast_function", "device_type_of",
            "eligible"]
@@ -232,9 +232,10 @@ def install(spec) -> None:
     def run(api, args, kwargs):
         if not _acs._state.on or _inplace(api) or kwargs.get("out") is not None:
             return inner(api, args, kwargs)
-        if not _tf_state.disabled_all and _overloaded_args(list(args) + list(kwargs.values())):
-            # PyTorch's overrides run before its dispatcher autocasts: they see the
-            # arguments as given, and their own call of the op is cast
+        if not _tf_state.disabled_all and (
+                _overloaded_args(list(args) + list(kwargs.values())) or _mode_active()):
+            # PyTorch's overrides and modes run before its dispatcher autocasts: they
+            # see the arguments as given, and their own call of the op is cast
             return inner(api, args, kwargs)
         return cast_call(policies, call_of(api), args, kwargs, dtype_given)
     plan.run = run

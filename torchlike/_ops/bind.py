@@ -14,7 +14,8 @@ from .entries import plain_entry
 from .out_param import RULES as OUT_RULES
 from .out_param import install as install_out
 from .spec import OPS, OpSpec
-from .torch_function import _overloaded_args, _tf_state, handle_torch_function
+from .torch_function import (_mode_active, _modes, _overloaded_args, _tf_state,
+                             handle_torch_function)
 
 __all__ = ["bind_all", "inplace_apply", "FUNCTIONS"]
 
@@ -120,7 +121,7 @@ def _make_reflected(spec: OpSpec, name: str):
         # PyTorch: ``1 - t`` is ``torch.rsub(t, 1)``
         m = plain_entry(OPS["rsub"], "reflected", name)
     elif name in ("__rtruediv__", "__rdiv__") and "reciprocal" in OPS:
-        return _make_rtruediv(name)
+        return _make_rtruediv("__rdiv__")   # PyTorch's ``__rtruediv__`` is ``__rdiv__``
     elif name in _COMMUTATIVE_REFLECTED:
         m = plain_entry(spec, "reflected", name)
     else:
@@ -139,10 +140,10 @@ def _make_rtruediv(name: str):
     mul = plain_entry(OPS["mul"], "dunder", "__mul__")
 
     def m(self, other):
-        if (type(self) is not Tensor or type(other) not in _NUMBERS) and \
+        if (type(self) is not Tensor or type(other) not in _NUMBERS or _modes.on) and \
                 not _tf_state.disabled_all:
             relevant = _overloaded_args((self, other))
-            if relevant:
+            if relevant or _mode_active():
                 return handle_torch_function(m, relevant, (self, other), {})
         return mul(recip(self), other)
     m.__name__ = name
@@ -156,7 +157,10 @@ def _make_inplace_view(spec: OpSpec, name: str):
     def m(self, *args, **kwargs):
         if self._storage.inference and not _grad_state.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)   # Note [Inference tensors]
+        handled = _tf_state.handled
         out = dispatch(spec, m, (self,) + args, kwargs)
+        if _tf_state.handled != handled:
+            return out   # an override's result (its call of ``m`` changed ``self``)
         self._shape, self._stride, self._offset = out._shape, out._stride, out._offset
         self._direct, self._idx = out._direct, None
         self._cache, self._cache_gen = out._cache, out._cache_gen
@@ -259,3 +263,18 @@ def bind_all() -> None:
     for name in INPLACE_FUNCTIONS:
         if name not in FUNCTIONS:
             FUNCTIONS[name] = _make_inplace_function(name)
+    for d, name in _OPERATOR_APIS.items():
+        op, method = Tensor.__dict__.get(d), Tensor.__dict__.get(name)
+        if method is not None and getattr(op, "__globals__", {}).get("api") is op:
+            op.__globals__["api"] = method
+
+
+# The method PyTorch hands ``__torch_function__`` overrides and modes for an operator
+# (``t + u`` is seen as ``Tensor.add``, ``2 * t`` as ``Tensor.mul``); the others pass
+# the operator itself (``Tensor.__and__``, ``Tensor.__rsub__``).
+_OPERATOR_APIS = {
+    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul",
+    "__rmul__": "mul", "__truediv__": "div", "__mod__": "remainder", "__pow__": "pow",
+    "__matmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
+    "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+    "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor"}

@@ -30,7 +30,8 @@ from .bind import FUNCTIONS
 from .dispatch import call_op
 from .spec import OpSpec, register
 from .samples import S, arr
-from .torch_function import _overloaded_args, _tf_state, handle_torch_function
+from .torch_function import (_mode_active, _modes, _overloaded_args, _tf_state,
+                             handle_torch_function, mode_visible, overridable)
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "clone", "arange", "range",
@@ -128,6 +129,7 @@ def _to_numpy_nested(data):
     return data
 
 
+@mode_visible
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """Mirrors ``torch.tensor``: always copies ``data``; infers int64 for Python ints,
@@ -184,6 +186,7 @@ def _check_stored(a: np.ndarray, data, dt: _dt.dtype) -> None:
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
 
 
+@mode_visible
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Mirrors ``torch.as_tensor``: no copy when ``data`` already is a tensor of the
     right dtype and device. NumPy arrays are imported without a copy where JAX can
@@ -262,6 +265,7 @@ def _into_out(name: str, out, dtype, make, warn_resize: bool = False):
     return out
 
 
+@mode_visible
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Mirrors ``torch.zeros``."""
@@ -273,6 +277,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return place(np.zeros(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
 
 
+@mode_visible
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
     """Mirrors ``torch.ones``."""
@@ -281,6 +286,7 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return place(np.ones(_size_arg(size), _factory_dtype(dtype).np), device, requires_grad)
 
 
+@mode_visible
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format: memory_format | None = None) -> Tensor:
     """Mirrors ``torch.empty(*size, *, out=None, dtype=None, device=None,
@@ -301,6 +307,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)._lay_out(stride)
 
 
+@mode_visible
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     """Mirrors ``torch.full``: dtype inferred from ``fill_value`` when not given."""
@@ -396,24 +403,28 @@ def _made_like(fname: str, make, input: Tensor, dtype, device, requires_grad: bo
     return make(input._shape, dtype=dt, device=dev, requires_grad=requires_grad)._lay_out(stride)
 
 
+@overridable
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.zeros_like``."""
     return _made_like("zeros_like", zeros, input, dtype, device, requires_grad, memory_format)
 
 
+@overridable
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.ones_like``."""
     return _made_like("ones_like", ones, input, dtype, device, requires_grad, memory_format)
 
 
+@overridable
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format: memory_format | None = preserve_format) -> Tensor:
     """Mirrors ``torch.empty_like`` (zero-filled)."""
     return _made_like("empty_like", zeros, input, dtype, device, requires_grad, memory_format)
 
 
+@overridable
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format: memory_format | None = preserve_format
               ) -> Tensor:
@@ -426,6 +437,7 @@ for _f in (zeros_like, ones_like, empty_like, full_like):
     _f.__doc__ += _LIKE_DOC
 
 
+@mode_visible
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     return full((), s, dtype=_factory_dtype(dtype), device=device, requires_grad=requires_grad)
 
@@ -438,6 +450,7 @@ def _range_str(v) -> str:
     return format(v, "g") if isinstance(v, float) else str(v)   # as C++ prints a double
 
 
+@mode_visible
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False) -> Tensor:
     """Mirrors ``torch.arange``: int64 for integer arguments, else the default dtype."""
@@ -482,6 +495,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return place(vals.astype(dt.np), device, requires_grad)
 
 
+@mode_visible
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
           requires_grad=False) -> Tensor:
     """Mirrors the deprecated ``torch.range``: includes ``end``; default float dtype."""
@@ -509,6 +523,7 @@ def _linspace_values(start, end, steps):
     return np.where(i < half, start + step * i, end - step * (steps - 1 - i))
 
 
+@mode_visible
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
     """Mirrors ``torch.linspace`` (PyTorch's symmetric formula, so both ends are exact)."""
@@ -527,6 +542,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return place(vals.astype(dt.np), device, requires_grad)
 
 
+@mode_visible
 def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None,
              device=None, requires_grad=False) -> Tensor:
     """Mirrors ``torch.logspace``."""
@@ -541,6 +557,7 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
     return place(vals.astype(dt.np), device, requires_grad)
 
 
+@mode_visible
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
         requires_grad=False) -> Tensor:
     """Mirrors ``torch.eye``."""
@@ -671,9 +688,9 @@ register(OpSpec(
 def _clone(api, input: Tensor, memory_format) -> Tensor:
     """``api`` (``torchlike.clone`` or ``Tensor.clone``) of ``input``: overrides by
     ``__torch_function__`` first, then the copy in its layout."""
-    if type(input) is not Tensor and not _tf_state.disabled_all:
+    if (type(input) is not Tensor or _modes.on) and not _tf_state.disabled_all:
         relevant = _overloaded_args((input,))
-        if relevant:
+        if relevant or _mode_active():
             return handle_torch_function(api, relevant, (input,),
                                          {"memory_format": memory_format})
     if not isinstance(input, Tensor):
@@ -731,7 +748,7 @@ for _name, _d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.
     _f.__qualname__ = "Tensor." + _name
     _f.__doc__ = (f"Mirrors ``torch.Tensor.{_name}(memory_format=torch.preserve_format)``: "
                   f"``self.to({_d}, memory_format=memory_format)``.")
-    setattr(Tensor, _name, _f)
+    setattr(Tensor, _name, overridable(_f))
 
 
 def _contiguous(self, *, memory_format: memory_format = contiguous_format) -> Tensor:

@@ -51,7 +51,8 @@ from .._core.storage import Storage, VersionCounter
 from .._core.tensor import Tensor
 from .scalars import SCALARS, device_scalar
 from .spec import OPS, OpSpec, Scalar
-from .torch_function import _overloaded_args, _tf_disabled, _tf_state, handle_torch_function
+from .torch_function import (_NO_MODE, _modes, _overloaded_args, _tf_disabled, _tf_state,
+                             _via_mode, handle_torch_function)
 
 __all__ = ["dispatch", "call_op", "prepare"]
 
@@ -500,7 +501,12 @@ def _fast_source(complete: int, tpos: tuple, spos: tuple, promoted: tuple,
     values are ``nv{i}`` in the namespace)."""
     n = len(tpos)
     dts = ", ".join(f"v{i}" for i in range(n))
-    lines = ["def run(api, args, kwargs):"]
+    # a mode on this thread's stack takes the call first (Note [Torch function modes])
+    lines = ["def run(api, args, kwargs):",
+             "    if _modes.on:",
+             "        res = _via_mode(api, args, kwargs)",
+             "        if res is not _NO_MODE:",
+             "            return res"]
     if has_tails:
         lines += [
             "    if kwargs or type(args) is not tuple or spec.binder is not binder:",
@@ -774,6 +780,7 @@ _ = (builtins, _np_inexact)
 _FAST_GLOBALS = dict(
     Tensor=Tensor, _SCALARS=SCALARS, _device_scalar=device_scalar,
     _tf_disabled=_tf_disabled, _tf_state=_tf_state, _dispatch_general=_dispatch_general,
+    _modes=_modes, _via_mode=_via_mode, _NO_MODE=_NO_MODE,
     _default=_dt._default, _PLAIN_STATIC=_PLAIN_STATIC,
     _freeze=_freeze, _grad_state=_grad_state, _record=_record, _tensor_of=_tensor_of,
     wrap_outputs=wrap_outputs, _new_entry=_new_entry, _Array=_NotLearnt,

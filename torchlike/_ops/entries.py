@@ -7,6 +7,7 @@ from __future__ import annotations
 from .._core.autocast_state import _state as _acs_state
 from .dispatch import _freeze, fast_namespace, _Plan, _plan_of, arg_code, wrap_code
 from .spec import OpSpec
+from .torch_function import _modes
 
 __all__ = ["plain_entry"]
 
@@ -26,31 +27,36 @@ __all__ = ["plain_entry"]
 # the entry is looked up before the check runs, so that such a call runs the check
 # (which may warn) once. Warnings raised by checks name the user's line whatever the
 # path (``warn_at_caller`` in _common.py).
+# While a TorchFunctionMode is on any thread's stack, every entry hands its call to
+# ``run`` at once, which asks this thread's stack (Note [Torch function modes] in
+# torch_function.py); without one, that test is the one attribute read the modes cost.
 # An op family may declare ``extra["plain_check_free"]``: "tensors" when two plain
 # Tensors of one shape, with the other parameters at their defaults, pass its check
 # (the binary ops), "any" when a Python number in either place passes too; the entry
 # then skips the check call for those.
 
 # entry kinds: (header, the test and unpacking for ``n`` arguments, the call of ``run``
-# a block falls back to, the call of ``run`` after the blocks)
+# a block falls back to, the call of ``run`` after the blocks). ``api`` is what
+# overrides receive as ``func``: the entry itself, or for an operator the method
+# PyTorch passes (``Tensor.add`` for ``t + u``; ``bind.py`` sets it)
 _PLAIN_ENTRIES = {
     "function": ("def entry(*args, **kwargs):",
                  "    if not kwargs and len(args) == {n}:\n        {names} = args",
-                 "run(entry, args, kwargs)", "run(entry, args, kwargs)"),
+                 "run(api, args, kwargs)", "run(api, args, kwargs)"),
     "method": ("def entry(self, *args, **kwargs):",
                "    if not kwargs and len(args) == {m}:\n        a0 = self{rest}",
-               "run(entry, (self,) + args, kwargs)", "run(entry, (self,) + args, kwargs)"),
+               "run(api, (self,) + args, kwargs)", "run(api, (self,) + args, kwargs)"),
     "dunder": ("def entry(self, other=_MISSING, *args, **kwargs):",
                "    if not args and not kwargs:\n        a0 = self\n        a1 = other",
-               "run(entry, (self, other), {})",
-               "run(entry, (self,) + args if other is _MISSING else (self, other) + args, "
+               "run(api, (self, other), {})",
+               "run(api, (self,) + args if other is _MISSING else (self, other) + args, "
                "kwargs)"),
     "reflected": ("def entry(self, other):",
                   "    if True:\n        a0 = self\n        a1 = other",
-                  "run(entry, (a0, a1), {})", "run(entry, (self, other), {})"),
+                  "run(api, (a0, a1), {})", "run(api, (self, other), {})"),
     "swapped": ("def entry(self, other):",
                 "    if True:\n        a0 = other\n        a1 = self",
-                "run(entry, (a0, a1), {})", "run(entry, (other, self), {})"),
+                "run(api, (a0, a1), {})", "run(api, (other, self), {})"),
 }
 _MISSING = object()
 
@@ -158,8 +164,10 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
     (up to three numbers of positional arguments)."""
     plan = _plan_of(spec)
     head, test, fb, last = _PLAIN_ENTRIES[kind]
-    lines = [head]
-    if spec.autocast:   # inside an autocast region, ``run`` casts (Note [Autocast])
+    # with a mode on some thread's stack, ``run`` asks this thread's (Note [Torch
+    # function modes]); inside an autocast region, ``run`` casts (Note [Autocast])
+    lines = [head, "    if _modes.on:", f"        return {last}"]
+    if spec.autocast:
         lines += ["    if _acs.on:", f"        return {last}"]
     counts = range(1, len(spec.params) + 1) if kind in ("function", "method") else (2,)
     blocks = 0
@@ -174,7 +182,7 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
         blocks += 1
     lines.append(f"    return {last}")
     ns = fast_namespace(spec=spec, plan=plan, run=plan.run, entries=plan.entries,
-                        _MISSING=_MISSING, _acs=_acs_state)
+                        _MISSING=_MISSING, _acs=_acs_state, _modes=_modes)
     for n, tail in (plan.tails or {}).items():
         for p, v in zip(range(n, len(spec.params)), tail):
             ns[f"c{p}"], ns[f"T{p}"] = v, type(v)
@@ -182,6 +190,6 @@ def plain_entry(spec: OpSpec, kind: str, name: str):
                 ns[f"f{p}"] = _freeze(v)
     code = compile("\n".join(lines) + "\n", f"<entry {spec.name} {kind}>", "exec")
     exec(code, ns)
-    entry = ns["entry"]
+    entry = ns["api"] = ns["entry"]
     entry.__name__ = name
     return entry

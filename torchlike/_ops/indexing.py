@@ -19,6 +19,8 @@ from ._common import shape_str
 from .autocast_policy import autocast_function
 from .samples import S, arr
 from .spec import OpSpec, register
+from .torch_function import (_mode_active, _modes, _overloaded_args, _tf_state,
+                             handle_torch_function)
 from .views import slice_meta
 
 __all__ = ["parse_key"]
@@ -504,10 +506,9 @@ register(OpSpec(
 def _getitem(self: Tensor, key):
     """Mirrors ``Tensor.__getitem__``."""
     from .dispatch import call_op
-    from .torch_function import _overloaded_args, handle_torch_function
-    if type(self) is not Tensor:
+    if (type(self) is not Tensor or _modes.on) and not _tf_state.disabled_all:
         rel = _overloaded_args([self])
-        if rel:
+        if rel or _mode_active():
             return handle_torch_function(Tensor.__getitem__, rel, (self, key), {})
     if self.dim() == 0 and not (key is None or key is Ellipsis or (
             isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key))) and \
@@ -600,6 +601,12 @@ def _setitem(self: Tensor, key, value) -> None:
     indices go through ``index_put_`` (Note [PyTorch's indexing rules])."""
     from .bind import check_inplace_target, inplace_apply
     from .dispatch import call_op
+    if (type(self) is not Tensor or type(value) is not Tensor and isinstance(value, Tensor)
+            or _modes.on) and not _tf_state.disabled_all:
+        rel = _overloaded_args([self, value])
+        if rel or _mode_active():
+            handle_torch_function(Tensor.__setitem__, rel, (self, key, value), {})
+            return
     if not isinstance(value, Tensor):
         if not isinstance(value, (bool, int, float, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
@@ -634,6 +641,8 @@ def _legacy(t):
     return _LEGACY_NAMES[t.dtype].replace("torchlike.", "torchlike.")
 
 
+_getitem.__name__, _getitem.__qualname__ = "__getitem__", "Tensor.__getitem__"
+_setitem.__name__, _setitem.__qualname__ = "__setitem__", "Tensor.__setitem__"
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
 

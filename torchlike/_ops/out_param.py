@@ -61,7 +61,7 @@ from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ._common import warn_at_caller
 from .spec import OpSpec
-from .torch_function import _overloaded_args, _tf_state, handle_torch_function
+from .torch_function import _mode_active, _overloaded_args, _tf_state, handle_torch_function
 
 __all__ = ["RULES", "install", "resize_out", "outs_of", "refuse_grad", "write_all"]
 
@@ -246,7 +246,7 @@ def _out_runner(spec: OpSpec, inner, table: dict):
             return inner(api, args, rest)
         if not _tf_state.disabled_all:
             relevant = _overloaded_args(list(args) + list(kwargs.values()))
-            if relevant:
+            if relevant or _mode_active():
                 return handle_torch_function(api, relevant, args, kwargs)
         several, outs = outs_of(name, out)
         vals = spec.binder(*args, **rest)   # PyTorch's TypeErrors for a bad call

@@ -41,7 +41,8 @@ from .._core.tensor import _LEGACY_NAMES, Tensor, _TypedStorage
 from .creation import checked_scalar
 from .dispatch import call_op
 from .strided import _int_arg, _int_tuple, _replace_array, _storage_nbytes, _tensor_arg
-from .torch_function import _overloaded_args, _tf_state, handle_torch_function
+from .torch_function import (_mode_active, _modes, _overloaded_args, _tf_state,
+                             handle_torch_function)
 
 __all__: list = []
 
@@ -51,9 +52,9 @@ def _overridable(fn: Callable) -> Callable:
     among the positional arguments, as PyTorch's Python-level Tensor methods do."""
     @functools.wraps(fn)
     def m(self, *args, **kwargs):
-        if type(self) is not Tensor and not _tf_state.disabled_all:
+        if (type(self) is not Tensor or _modes.on) and not _tf_state.disabled_all:
             relevant = _overloaded_args((self,) + args)
-            if relevant:
+            if relevant or _mode_active():
                 return handle_torch_function(m, relevant, (self,) + args, kwargs)
         return fn(self, *args, **kwargs)
     m.__qualname__ = "Tensor." + fn.__name__

@@ -3,12 +3,17 @@
 Mirrors ``torch.overrides``: a tensor subclass or a duck type with a
 ``__torch_function__`` classmethod receives every torchlike function and Tensor method
 called with it (the dispatcher asks here before anything runs), unless its override is
-the disabled one (``Parameter``) or ``DisableTorchFunction(Subclass)`` is active."""
+the disabled one (``Parameter``) or ``DisableTorchFunction(Subclass)`` is active. A
+``TorchFunctionMode`` on this thread's mode stack receives every such call first, with
+or without tensor arguments (Note [Torch function modes]); ``torchlike/overrides.py``
+is the public module."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
+from typing import Callable
 
 from .._core.tensor import Tensor
 
@@ -22,13 +27,124 @@ class _TFState(threading.local):
         # overrides called so far: an in-place method that sees this change while it
         # dispatched leaves the result to the override (which ran the method itself)
         self.handled = 0
+        self.modes: list = []   # this thread's TorchFunctionMode stack, innermost last
 
 
 _tf_state = _TFState()
 
 
+# Note [Torch function modes]
+# A mode pushed on this thread's stack (``with MyMode():``) receives every call an
+# overriding argument would, and the calls with no tensor at all (``torchlike.zeros(2)``),
+# before any subclass, as in PyTorch. While its ``__torch_function__`` runs it is popped
+# (``_pop_mode_temporarily``), so calling ``func`` inside reaches the next mode down, or
+# the op itself. Returning ``NotImplemented`` hands the call to the overriding
+# arguments, with the mode back on the stack; when they decline too, PyTorch's "Multiple
+# dispatch failed" TypeError names the mode.
+# The stacks are per thread, but every entry point must know cheaply whether to look:
+# ``_modes.on`` counts the modes on all threads' stacks together (a plain attribute of
+# one object, read in the generated entries of Note [Plain calls] before anything else).
+# While it is 0, which is nearly always, no call pays more than that one read; when it is
+# not, calls take the general path, where ``_mode_active`` asks this thread's stack.
+class _ModeCount:
+    __slots__ = ("on",)
+
+    def __init__(self):
+        self.on = 0
+
+
+_modes = _ModeCount()
+_modes_lock = threading.Lock()
+
+
+def _mode_active() -> bool:
+    """Whether a mode on this thread's stack should see the current call."""
+    return bool(_modes.on and _tf_state.modes and not _tf_state.disabled_all)
+
+
+def _push_mode(mode) -> None:
+    """Mirrors ``torch.overrides._push_mode``: ``mode`` becomes the innermost mode."""
+    _tf_state.modes.append(mode)
+    with _modes_lock:
+        _modes.on += 1
+
+
+def _pop_mode():
+    """Mirrors ``torch.overrides._pop_mode``: remove and return the innermost mode."""
+    stack = _tf_state.modes
+    if not stack:
+        raise RuntimeError("trying to pop from empty mode stack")
+    mode = stack.pop()
+    with _modes_lock:
+        _modes.on -= 1
+    return mode
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    """Mirrors ``torch.overrides._pop_mode_temporarily``: the innermost mode is off the
+    stack inside the block (and given to it), back on afterwards, even on an error."""
+    old = _pop_mode()
+    try:
+        yield old
+    finally:
+        _push_mode(old)
+
+
+def _call_mode(api, types, args, kwargs):
+    """The innermost mode's ``__torch_function__`` for ``api``, run with the mode popped."""
+    mode = _pop_mode()
+    try:
+        return mode, mode.__torch_function__(api, types, args, kwargs)
+    finally:
+        _push_mode(mode)
+
+
+_NO_MODE = object()
+
+
+def _via_mode(api, args, kwargs):
+    """The result of ``api(*args, **kwargs)`` handled by this thread's modes (and then
+    its overriding arguments), or ``_NO_MODE`` when no mode is active here."""
+    if not _tf_state.modes or _tf_state.disabled_all:
+        return _NO_MODE
+    values = list(args)
+    if kwargs:
+        values += kwargs.values()
+    return handle_torch_function(api, _overloaded_args(values), args, kwargs)
+
+
+def mode_visible(fn: Callable) -> Callable:
+    """``fn``, a public function that tensor arguments do not override (a factory such
+    as ``zeros``, which PyTorch lists in ``get_ignored_functions``), made visible to
+    modes, as PyTorch's factories are: with a mode active on this thread, the call goes
+    to it. Otherwise the call pays one attribute read."""
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        if _modes.on and _mode_active():
+            return handle_torch_function(api, [], args, kwargs)
+        return fn(*args, **kwargs)
+    return api
+
+
+def overridable(fn: Callable) -> Callable:
+    """``fn``, a public function of a tensor ``input`` (its first argument, such as
+    ``zeros_like``), routed to an overriding ``input`` (subclass or duck type) or to a
+    mode, as PyTorch's ``has_torch_function_unary`` check does."""
+    @functools.wraps(fn)
+    def api(*args, **kwargs):
+        if (_modes.on or args and type(args[0]) is not Tensor) and \
+                not _tf_state.disabled_all:
+            relevant = _overloaded_args(args[:1])
+            if relevant or _mode_active():
+                return handle_torch_function(api, relevant, args, kwargs)
+        return fn(*args, **kwargs)
+    return api
+
+
 class DisableTorchFunctionSubclass(contextlib.ContextDecorator):
-    """Mirrors ``torch._C.DisableTorchFunctionSubclass``."""
+    """Mirrors ``torch._C.DisableTorchFunctionSubclass``: inside, tensor subclasses'
+    ``__torch_function__`` is not called (ops return plain Tensors); modes still are."""
 
     def __enter__(self):
         self.prev = _tf_state.disabled_subclass
@@ -39,6 +155,9 @@ class DisableTorchFunctionSubclass(contextlib.ContextDecorator):
 
 
 class DisableTorchFunction(contextlib.ContextDecorator):
+    """Mirrors ``torch._C.DisableTorchFunction``: inside, neither modes nor overriding
+    arguments (subclasses, duck types) see any call."""
+
     def __enter__(self):
         self.prev = _tf_state.disabled_all
         _tf_state.disabled_all = True
@@ -100,22 +219,36 @@ def _overloaded_args(values) -> list:
 
 
 def handle_torch_function(public_api, relevant, args, kwargs):
-    """Mirrors ``torch.overrides.handle_torch_function``."""
+    """Mirrors ``torch.overrides.handle_torch_function`` for the dispatcher: the
+    innermost mode first (when one is active on this thread), then the overriding
+    arguments ``relevant`` (plain Tensors are not among them, so ``types`` holds only
+    the overriding types, as PyTorch's C++ ops pass them)."""
     _tf_state.handled += 1
     types = tuple(type(a) for a in relevant)
-    for a in relevant:
-        tf = type(a).__torch_function__
-        if not isinstance(a, Tensor) and not hasattr(tf, "__self__"):
-            # duck types often define it as a plain function taking cls first
-            res = tf(type(a), public_api, types, args, kwargs)
-        else:
-            res = tf(public_api, types, args, kwargs)
+    mode = None
+    if _modes.on and _tf_state.modes and not _tf_state.disabled_all:
+        mode, res = _call_mode(public_api, types, args, kwargs if kwargs is not None else {})
         if res is not NotImplemented:
             return res
-    names = ", ".join(f"'{t.__module__}.{t.__name__}'" if t.__module__ != "__main__"
-                      else f"'{t.__name__}'" for t in types)
-    raise TypeError(f"no implementation found for '{_api_name(public_api)}' on types that "
-                    f"implement __torch_function__: [{names}]")
+    for a in relevant:
+        res = _call_override(a, public_api, types, args, kwargs)
+        if res is not NotImplemented:
+            return res
+    lines = [f"  - mode object {mode!r}"] if mode is not None else []
+    lines += [f"  - tensor subclass {t!r}" for t in types]
+    raise TypeError(f"Multiple dispatch failed for '{_api_name(public_api)}'; all "
+                    f"__torch_function__ handlers returned NotImplemented:\n\n"
+                    + "\n".join(lines) + "\n\nFor more information, try re-running "
+                    "with TORCH_LOGS=not_implemented")
+
+
+def _call_override(a, public_api, types, args, kwargs):
+    """``type(a).__torch_function__(public_api, types, args, kwargs)``."""
+    tf = type(a).__torch_function__
+    if not isinstance(a, Tensor) and not hasattr(tf, "__self__"):
+        # duck types often define it as a plain function taking cls first
+        return tf(type(a), public_api, types, args, kwargs)
+    return tf(public_api, types, args, kwargs)
 
 
 def _api_name(api) -> str:

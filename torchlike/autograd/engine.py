@@ -26,6 +26,7 @@ from .._core.grad_mode import _state as _grad_state
 from .._core.tensor import Tensor
 from . import _errors
 from .._ops.dispatch import _tensor_of
+from .._ops.torch_function import _modes
 from . import _fusion
 from ._fusion import _add_arrays, _all_none
 from ._graph_api import GradientEdge
@@ -570,10 +571,12 @@ def _stack(ts, call_op):
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
                      inputs=None) -> None:
     """Mirrors ``Tensor.backward``: see ``torchlike.autograd.backward``."""
-    if type(self) is not Tensor:
-        from .._ops.torch_function import _is_overloaded, handle_torch_function
-        if _is_overloaded(self):
-            return handle_torch_function(Tensor.backward, [self], (self, gradient),
+    if type(self) is not Tensor or _modes.on:
+        from .._ops.torch_function import _is_overloaded, _mode_active, handle_torch_function
+        if _is_overloaded(self) or _mode_active():
+            return handle_torch_function(Tensor.backward,
+                                         [self] if _is_overloaded(self) else [],
+                                         (self, gradient),
                                          dict(retain_graph=retain_graph,
                                               create_graph=create_graph, inputs=inputs))
     if gradient is None and retain_graph is None and not create_graph and inputs is None:
