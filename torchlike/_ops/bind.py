@@ -173,7 +173,9 @@ def _make_inplace_view(spec: OpSpec, name: str):
     return m
 
 
-def _make_inplace(spec: OpSpec, name: str):
+def _make_inplace(spec: OpSpec, name: str, api=None):
+    """``Tensor.<name>``, the in-place form of ``spec``; ``api``: what overrides receive
+    as ``func`` (the method itself by default; ``Tensor.add_`` for ``t += u``)."""
     if spec.view is not None:
         return _make_inplace_view(spec, name)
 
@@ -182,10 +184,11 @@ def _make_inplace(spec: OpSpec, name: str):
     def m(self, *args, **kwargs):
         check_inplace_target(self)
         handled = _tf_state.handled
-        out = run(m, (self,) + args, kwargs)
+        out = run(target, (self,) + args, kwargs)
         if out is NotImplemented or _tf_state.handled != handled:
             return out   # an override's result (its call of ``m`` wrote ``self``)
         return inplace_apply(self, out, name)
+    target = m if api is None else api
     m.__name__ = name
     m.__qualname__ = "Tensor." + name
     m.__doc__ = f"In-place version of ``Tensor.{spec.name}``."
@@ -255,7 +258,10 @@ def bind_all() -> None:
             if d in _REFLECTED:
                 setattr(Tensor, d, _make_reflected(spec, d))
             elif d.startswith("__i") and d not in ("__invert__", "__index__"):
-                setattr(Tensor, d, _make_inplace(spec, d))
+                # PyTorch hands overrides ``Tensor.add_`` for ``t += u``, but the bitwise
+                # and shift forms as themselves (``Tensor.__iand__``)
+                api = Tensor.__dict__.get(iname) if d in _INPLACE_OPERATOR_APIS else None
+                setattr(Tensor, d, _make_inplace(spec, d, api))
             elif len(spec.params) >= 2:
                 setattr(Tensor, d, _make_binary_dunder(spec, d))
             else:
@@ -278,3 +284,5 @@ _OPERATOR_APIS = {
     "__matmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
     "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
     "__rand__": "bitwise_and", "__ror__": "bitwise_or", "__rxor__": "bitwise_xor"}
+_INPLACE_OPERATOR_APIS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__imod__",
+                          "__ipow__", "__ifloordiv__")

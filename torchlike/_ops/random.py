@@ -29,6 +29,7 @@ from ._common import broadcast_shapes_or_raise
 from .bind import check_inplace_target, dtype_short_name
 from .creation import _size_arg, _target_device, like_strides
 from .spec import OpSpec, register
+from .torch_function import mode_visible, overridable
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
            "poisson", "binomial", "rand_like", "randn_like", "randint_like"]
@@ -221,6 +222,7 @@ def _tensor_device(t: Tensor):
 
 # ---------------------------------------------------------------------------
 # factories
+@mode_visible
 def rand(*size, generator: Generator | None = None, out=None, dtype=None, layout=None,
          device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Mirrors ``torch.rand``: uniform on [0, 1). Complex dtypes draw both parts so."""
@@ -231,6 +233,7 @@ def rand(*size, generator: Generator | None = None, out=None, dtype=None, layout
     return _finish(arr, requires_grad)
 
 
+@mode_visible
 def randn(*size, generator: Generator | None = None, out=None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Mirrors ``torch.randn``: standard normal (complex: each part of variance 1/2)."""
@@ -247,6 +250,7 @@ def _check_range(low: int, high: int) -> None:
                            f">= to={high}")
 
 
+@mode_visible
 def randint(*args, generator: Generator | None = None, out=None, dtype=None, layout=None,
             device=None, requires_grad: bool = False, pin_memory: bool = False,
             **kwargs) -> Tensor:
@@ -277,6 +281,7 @@ def randint(*args, generator: Generator | None = None, out=None, dtype=None, lay
     return _finish(arr, requires_grad)
 
 
+@mode_visible
 def randperm(n: int, *, generator: Generator | None = None, out=None, dtype=None,
              layout=None, device=None, requires_grad: bool = False,
              pin_memory: bool = False) -> Tensor:
@@ -290,6 +295,7 @@ def randperm(n: int, *, generator: Generator | None = None, out=None, dtype=None
     return _finish(arr, requires_grad)
 
 
+@overridable
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype=None, layout=None,
               device=None, requires_grad: bool = False,
               memory_format: memory_format | None = preserve_format) -> Tensor:
@@ -301,6 +307,7 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype=None, 
                 device=device or input.device, requires_grad=requires_grad)._lay_out(stride)
 
 
+@overridable
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype=None, layout=None,
                device=None, requires_grad: bool = False,
                memory_format: memory_format | None = preserve_format) -> Tensor:
@@ -312,6 +319,7 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype=None,
                  device=device or input.device, requires_grad=requires_grad)._lay_out(stride)
 
 
+@overridable
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
                  generator: Generator | None = None, dtype=None, layout=None, device=None,
                  requires_grad: bool = False,
@@ -346,6 +354,7 @@ register(OpSpec(
     samples=lambda: []))
 
 
+@mode_visible
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, out=None,
            dtype=None, layout=None, device=None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
@@ -385,6 +394,7 @@ def _fmt(x) -> str:
 
 # ---------------------------------------------------------------------------
 # bernoulli, multinomial, poisson
+@overridable
 def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None,
               out=None) -> Tensor:
     """Mirrors ``torch.bernoulli``: 1 with probability ``input`` (or ``p``), in
@@ -415,6 +425,7 @@ def _check_p(p) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
 
 
+@overridable
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None, out=None) -> Tensor:
     """Mirrors ``torch.multinomial``: ``num_samples`` category indices per row of
@@ -447,6 +458,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     return Tensor._wrap(arr.astype(np.int64))
 
 
+@overridable
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Mirrors ``torch.poisson``: Poisson counts with rates ``input``, in its dtype."""
     if not input.dtype.is_floating_point:

@@ -627,3 +627,13 @@ Tensor._post_accumulate_grad_hooks = property(
     lambda self: self._post_acc_hooks, _post_hooks_set,
     doc="Mirrors ``Tensor._post_accumulate_grad_hooks``: the dict of hooks "
         "``register_post_accumulate_grad_hook`` added (id -> hook), None before the first.")
+
+
+# Python-level Tensor methods declared elsewhere that PyTorch routes through
+# ``__torch_function__``: overrides and modes see them under their own names rather than
+# as the internal ops they run (``_to_dtype``, ``_copy_from``, ``zeros``)
+for _name in ("to", "type", "cpu", "copy_", "new_zeros", "new_ones", "new_empty",
+              "new_full", "new_tensor"):
+    _m = _overridable(getattr(Tensor, _name))
+    _m.__name__, _m.__qualname__ = _name, "Tensor." + _name
+    setattr(Tensor, _name, _m)
