@@ -411,12 +411,14 @@ def pack_op_node(node: OpNode, plan: tuple, dyn_t, outs, saves: bool) -> None:
     # reads (saved inputs, or a result with its formula); none when it saves only a
     # result it has no formula for.
     drop = bool(saved_in) or p.formula is not None
+    keep = _VJP_READS.get(name, ())
     slots: list = []
     dyn = list(node._dyn)
     new_t = list(dyn_t)
     for i, v in enumerate(dyn_t):
         if isinstance(v, Tensor):
-            slot = _slot(v, saved_in.get((i, None)), drop, dyn[i])
+            slot = _slot(v, saved_in.get((i, None)),
+                         drop and node._spec.params[i] not in keep, dyn[i])
             if slot is not None:
                 dyn[i] = new_t[i] = None
             slots.append(slot)
@@ -437,6 +439,13 @@ def pack_op_node(node: OpNode, plan: tuple, dyn_t, outs, saves: bool) -> None:
     node._saved = None           # packed tensors are not version-checked (PyTorch's)
     node.__class__ = PackedOpNode
     node.__dict__["_packing"] = p
+
+
+# Inputs whose values an op's VJP here reads although PyTorch's node does not save them
+# (its formula reads the result instead): a packed node keeps them as they are.
+# ``tests/autograd/test_saved_tensor_hooks.py`` runs every differentiable sample of the
+# op table under identity hooks to find such ops.
+_VJP_READS = {"copysign": ("other",)}
 
 
 def _slot(t: Tensor, n, drop: bool, arr):
