@@ -172,9 +172,11 @@ def upsample(x, output_size, mode, align_corners, scales):
     def full(v):
         return _resample(v, output_size, mode, align_corners, scales, False)
 
-    transpose = jax.linear_transpose(full, jax.ShapeDtypeStruct(x.shape, x.dtype))
-    resample = jax.custom_vjp(forward)
-    resample.defvjp(lambda v: (forward(v), None), lambda _, ct: transpose(ct))
+    # forward values, derivatives of the full resampling (which is linear): its tangent
+    # is ``full`` of the tangent, its VJP (JAX's transpose of that) ``full``'s transpose,
+    # so forward mode works too
+    resample = jax.custom_jvp(forward)
+    resample.defjvp(lambda v, t: (forward(*v), full(*t)))
     return resample(x)
 
 

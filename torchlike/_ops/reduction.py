@@ -6,7 +6,6 @@ in reduction_common.py."""
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -21,6 +20,7 @@ from .reduction_common import (_MISSING, _as_1d_row, _axes, _check_dims, _check_
                                _is_int_like, _overloaded, _short, _ties, reduce_dims)
 from .samples import S, arr
 from .spec import OpSpec, register
+from .transposed_jvp import custom_jvp_from_vjp
 
 __all__: list = []
 
@@ -64,23 +64,21 @@ register(OpSpec(
                      S(np.array([1, 0, 2]), dtype=_dt.bool, grad=False)]))
 
 
-@jax.custom_vjp
-def _zero_nans(x):
-    return jnp.where(jnp.isnan(x), jnp.zeros_like(x), x)
-
-
 def _zero_nans_fwd(x):
-    return _zero_nans(x), x
+    return jnp.where(jnp.isnan(x), jnp.zeros_like(x), x), x
 
 
 def _zero_nans_bwd(x, g):
     # PyTorch's nansum backward multiplies: an infinite grad gives NaN at NaN inputs
-    # (spelled with where: XLA folds a product with a converted mask into a select)
-    return (jnp.where(jnp.isnan(x), jnp.where(jnp.isfinite(g), 0, jnp.nan), g).astype(
-        g.dtype),)
+    # (the mask is a select of 0 and 1, not a converted bool, which XLA would fold with
+    # the product into a select)
+    return (g * jnp.where(jnp.isnan(x), 0, 1).astype(g.dtype),)
 
 
-_zero_nans.defvjp(_zero_nans_fwd, _zero_nans_bwd)
+# the tangent is the transpose of that backward, as PyTorch's forward formula: Note
+# [Tangent rules as the transpose of the VJP]
+_zero_nans = custom_jvp_from_vjp(lambda x: _zero_nans_fwd(x)[0], _zero_nans_fwd,
+                                 _zero_nans_bwd)
 
 
 def _nansum_fn(input, dim=None, keepdim=False, dtype=None):
@@ -399,11 +397,6 @@ def _abs_pow_norm(a, p, axes, keepdim):
     return jnp.sum(a ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))
-def _vector_norm(x, p, axes, keepdim):
-    return _abs_pow_norm(jnp.abs(x), p, axes, keepdim)
-
-
 def _vector_norm_fwd(x, p, axes, keepdim):
     out = _vector_norm(x, p, axes, keepdim)
     return out, (x, out)
@@ -445,11 +438,16 @@ def _norm_backward(p, axes, keepdim, res, g):
         scaled = sgn * jnp.where(x == 0, 0, a ** (p - 1)).astype(x.dtype)
         return (scaled * g * norm ** (1 - p),)
     scaled = sgn * a ** (p - 1) if p < 2 else x * a ** (p - 2)
-    scale = jnp.where(norm == 0, 0, g / norm ** (p - 1))
+    # (the divisor is 1 where the norm is 0, so that the transpose, the tangent, is 0)
+    scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (p - 1)))
     return (scaled * scale,)
 
 
-_vector_norm.defvjp(_vector_norm_fwd, _vector_norm_bwd)
+# PyTorch's norm_jvp is the transpose of norm_backward (0 where the norm is 0, ties of
+# the inf-norm sharing evenly): Note [Tangent rules as the transpose of the VJP]
+_vector_norm = custom_jvp_from_vjp(
+    lambda x, p, axes, keepdim: _abs_pow_norm(jnp.abs(x), p, axes, keepdim),
+    _vector_norm_fwd, _vector_norm_bwd, nondiff_argnums=(1, 2, 3))
 
 
 def _nuclear_norm(x, axes, keepdim):

@@ -12,16 +12,15 @@ among ties. They declare no ops.
 #    gradient goes to the returned index only;
 #  - full max/min/median and amax/amin/aminmax split the gradient evenly among ties
 #    (PyTorch's ``evenly_distribute_backward`` / ``scale_grad_by_count``), written as a
-#    ``jax.custom_vjp`` because NaNs need PyTorch's masks;
+#    ``jax.custom_jvp`` whose tangent is the transpose of that backward (Note [Tangent
+#    rules as the transpose of the VJP]) because NaNs need PyTorch's masks;
 #  - vector norms use PyTorch's ``norm_backward`` (gradient 0 where the norm is 0),
 #    and ``std`` gives 0 where the standard deviation is 0.
 """
 
 from __future__ import annotations
 
-from functools import partial
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -29,6 +28,7 @@ from jax import lax
 from .._core.tensor import Tensor, wrap_dim
 from .dispatch import prepare
 from .spec import OpSpec, register
+from .transposed_jvp import custom_jvp_from_vjp
 
 __all__ = ["reduce_dims"]
 
@@ -167,11 +167,6 @@ def _ties():
 
 # ---------------------------------------------------------------------------
 # Note [Even split among ties]: see the module docstring.
-@partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3, 4))
-def _even_reduce(x, kind, axes, keepdim, nan_mask):
-    return _even_forward(x, kind, axes, keepdim)
-
-
 def _even_forward(x, kind, axes, keepdim):
     if kind == "max":
         return jnp.max(x, axis=axes, keepdims=keepdim)
@@ -190,7 +185,7 @@ def _even_forward(x, kind, axes, keepdim):
 
 
 def _even_fwd(x, kind, axes, keepdim, nan_mask):
-    out = _even_forward(x, kind, axes, keepdim)
+    out = _even_reduce(x, kind, axes, keepdim, nan_mask)
     return out, (x, out)
 
 
@@ -209,10 +204,16 @@ def _even_bwd(kind, axes, keepdim, nan_mask, res, g):
     count = jnp.sum(mask, axis=axes_, keepdims=True).astype(g.dtype)
     if nan_mask:   # evenly_distribute_backward: masked_fill
         return (jnp.where(mask, g / count, jnp.zeros_like(g)).astype(x.dtype),)
-    # scale_grad_by_count: (grad / count) * mask, NaN when nothing matched (a NaN result)
-    # (spelled with where: XLA folds a product with a converted mask into a select)
-    nan = jnp.full_like(g, jnp.nan)
-    return (jnp.where(count == 0, nan, jnp.where(mask, g / count, 0)).astype(x.dtype),)
+    # scale_grad_by_count: (grad / count) * mask, NaN when nothing matched (a NaN result).
+    # The mask is spelled as a select, not a converted bool, which XLA would fold with
+    # the product into a select that drops the NaN; a product rather than a where keeps
+    # it in the transpose too (the tangent, NaN there as PyTorch's amaxamin_jvp)
+    factor = jnp.where(count == 0, jnp.nan, jnp.where(mask, 1, 0)).astype(g.dtype)
+    return ((g / count * factor).astype(x.dtype),)
 
 
-_even_reduce.defvjp(_even_fwd, _even_bwd)
+# a custom_jvp whose tangent is bwd's transpose: Note [Tangent rules as the transpose
+# of the VJP] in transposed_jvp.py
+_even_reduce = custom_jvp_from_vjp(
+    lambda x, kind, axes, keepdim, nan_mask: _even_forward(x, kind, axes, keepdim),
+    _even_fwd, _even_bwd, nondiff_argnums=(1, 2, 3, 4))

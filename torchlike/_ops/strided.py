@@ -50,6 +50,7 @@ from .dispatch import call_op
 from .reduction_common import _overloaded
 from .samples import S, arr
 from .spec import OPS, OpSpec
+from .transposed_jvp import custom_jvp_from_vjp
 
 __all__ = ["empty_strided", "frombuffer", "as_strided_", "resize_as_"]
 
@@ -181,10 +182,6 @@ def _strided_read(x, flat, out_idx: np.ndarray, in_idx: np.ndarray):
         if in_idx.size else np.ones(in_idx.shape, np.int64)
     overlap = bool(counts.size) and int(counts.max()) > 1
 
-    @jax.custom_vjp
-    def read(x, flat):
-        return flat[out_idx]
-
     def fwd(x, flat):
         return flat[out_idx], None
 
@@ -195,7 +192,9 @@ def _strided_read(x, flat, out_idx: np.ndarray, in_idx: np.ndarray):
             gx = gx / counts.astype(np.dtype(g.dtype))
         return gx, None
 
-    read.defvjp(fwd, bwd)
+    # the tangent, the transpose of bwd (Note [Tangent rules as the transpose of the
+    # VJP]), reads x's tangent laid out over the storage, as PyTorch's forward formula
+    read = custom_jvp_from_vjp(lambda x, flat: flat[out_idx], fwd, bwd)
     return read(x, flat)
 
 

@@ -22,6 +22,7 @@ from .._core.tensor import Tensor
 from .._core.traced import TracedValueError
 from .._ops import bind as _bind
 from .._ops.torch_function import DisableTorchFunctionSubclass, _tf_state
+from .._ops.transposed_jvp import jvp_by_vjp
 from . import function as _function
 
 # The level entered (-1: none); forward_ad's ``_current_level`` is what users see
@@ -390,21 +391,10 @@ def _make_pure(func, template, n: int, dual_idx: list, need_out: list, need_leaf
                     + tuple(wrapped[i]._value for i in need_leaf))
 
         if by_vjp:
-            return _jvp_by_vjp(f, dprims, tans)
+            return jvp_by_vjp(f, dprims, tans)
         outs, touts = jax.jvp(f, dprims, tans)
         return (*touts, *outs)
     return pure
-
-
-def _jvp_by_vjp(f, dprims, tans):
-    """``jax.jvp(f, dprims, tans)[1]`` for an ``f`` that JAX's forward mode cannot
-    differentiate (a kernel defined by ``jax.custom_vjp``, as PyTorch's gradient
-    conventions at ties need): the VJP is linear in the cotangent, and the VJP of that
-    linear map with ``tans`` as cotangent is ``J @ tans``."""
-    out, vjp = jax.vjp(f, *dprims)
-    zeros = tuple(jnp.zeros_like(o) for o in out)
-    _, transpose = jax.vjp(lambda ct: vjp(ct), zeros)
-    return (*transpose(tuple(tans))[0], *out)
 
 
 def _compute_tangents(func, template, key, leaves, pre, tangents, dual_idx, need_out,
@@ -457,7 +447,7 @@ def _first_run(make, inputs: list, n_prim: int, key, dual) -> list:
     evaluated from its jaxpr when ``key`` is None; ``n_prim`` primal inputs, the dual
     ones at the positions ``dual``) and run it; a kernel JAX's forward mode cannot
     differentiate (``jax.custom_vjp``, found when JAX lowers the call) makes it run
-    again by ``_jvp_by_vjp``."""
+    again by ``jvp_by_vjp``."""
     arrays = [t._value for t in inputs]
     k = len(inputs) - n_prim
     prim_mask = [False] * (n_prim + k)

@@ -11,7 +11,10 @@ the ``torch.*`` forms (``torch.lu_solve``, ``torch.lu_unpack``, ``torch.orgqr``,
 # JAX's ``householder_product`` and ``ormqr`` have no differentiation rules. Their values
 # come from those LAPACK-backed primitives; their gradients from differentiating
 # ``_apply_reflectors``, which applies the same reflectors ``H_i = I - tau_i v_i v_i^H``
-# one by one (a ``custom_vjp`` joins the two), so second derivatives work too.
+# one by one, so second derivatives work too. ``householder_product`` joins the two with
+# a ``custom_jvp`` (the tangent that of the reflectors, the VJP JAX's transpose of it), so
+# forward mode works as in PyTorch; ``ormqr`` with a ``custom_vjp``, PyTorch having no
+# forward-mode formula for it either.
 """
 
 from __future__ import annotations
@@ -392,21 +395,18 @@ def _householder_reference(A, tau):
     return _apply_reflectors(A, tau, _identity_like(A.shape, A.dtype))
 
 
-@jax.custom_vjp
+@jax.custom_jvp
 def householder_product_core(A, tau):
-    """LAPACK ``orgqr``/``ungqr``: the first ``n`` columns of ``H_1 ... H_k``."""
+    """LAPACK ``orgqr``/``ungqr``: the first ``n`` columns of ``H_1 ... H_k``; derivatives
+    are those of the reflectors applied one by one (the VJP JAX's transpose of that
+    tangent)."""
     return jax.lax.linalg.householder_product(A, tau)
 
 
-def _hp_fwd(A, tau):
-    return householder_product_core(A, tau), (A, tau)
-
-
-def _hp_bwd(res, ct):
-    return jax.vjp(_householder_reference, *res)[1](ct)
-
-
-householder_product_core.defvjp(_hp_fwd, _hp_bwd)
+@householder_product_core.defjvp
+def _hp_jvp(primals, tangents):
+    return (householder_product_core(*primals),
+            jax.jvp(_householder_reference, primals, tangents)[1])
 
 
 def _tau_last(tau) -> int:

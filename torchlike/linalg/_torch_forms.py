@@ -16,7 +16,6 @@ nodes PyTorch records (``LinalgSvdBackward0`` for ``U``/``S``, ``TransposeBackwa
 
 from __future__ import annotations
 
-from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -33,6 +32,7 @@ from .._core.grad_mode import no_grad
 from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
+from .._ops.transposed_jvp import custom_jvp_from_vjp
 from ..return_types import make as _return_type
 from ._common import _check_singular, _is_traced, _mH, _mT, _sq
 from ._factorize import _lu_factor, _qr, _qr_check
@@ -306,11 +306,6 @@ def _potrs(B, L, upper):
     return tri(L, Y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(2,))
-def _cholesky_solve_core(B, L, upper):
-    return _potrs(B, L, upper)
-
-
 def _cs_fwd(B, L, upper):
     X = _cholesky_solve_core(B, L, upper)
     return X, (L, X)
@@ -319,7 +314,7 @@ def _cs_fwd(B, L, upper):
 def _cs_bwd(upper, res, ct):
     L, X = res
     g = jnp.conj(ct)
-    grad_b = _cholesky_solve_core(g, L, upper)
+    grad_b = _potrs(g, L, upper)
     common = jnp.matmul(grad_b, _mH(X), precision=HIGHEST)
     common = common + _mH(common)
     grad_l = -(jnp.matmul(L, common, precision=HIGHEST) if upper else
@@ -327,7 +322,9 @@ def _cs_bwd(upper, res, ct):
     return jnp.conj(grad_b), jnp.conj(grad_l)
 
 
-_cholesky_solve_core.defvjp(_cs_fwd, _cs_bwd)
+# PyTorch's forward formulas are the transposes of these backward ones: Note [Tangent
+# rules as the transpose of the VJP]
+_cholesky_solve_core = custom_jvp_from_vjp(_potrs, _cs_fwd, _cs_bwd, nondiff_argnums=(2,))
 
 
 def _cholesky_solve(input, input2, upper=False, out=None):
@@ -385,11 +382,6 @@ def _potri(L, upper):
     return jnp.matmul(_mH(inv), inv, precision=HIGHEST)
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(1,))
-def _cholesky_inverse_core(L, upper):
-    return _potri(L, upper)
-
-
 def _ci_fwd(L, upper):
     inv = _cholesky_inverse_core(L, upper)
     return inv, (L, inv)
@@ -405,7 +397,7 @@ def _ci_bwd(upper, res, ct):
     return (jnp.conj(grad_l),)
 
 
-_cholesky_inverse_core.defvjp(_ci_fwd, _ci_bwd)
+_cholesky_inverse_core = custom_jvp_from_vjp(_potri, _ci_fwd, _ci_bwd, nondiff_argnums=(1,))
 
 
 @jax.jit
