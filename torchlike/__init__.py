@@ -85,6 +85,8 @@ from . import distributions  # noqa: E402,F401
 from .amp import autocast  # noqa: E402
 from ._core.autocast_state import *  # noqa: E402,F401,F403
 from . import overrides  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
+from .autograd import profiler as _autograd_profiler  # noqa: E402,F401
 from ._ops.torch_function import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401,E501
 
 __version__ = "0.1.0"

@@ -96,6 +96,7 @@ from .._core.storage import VersionCounter
 from .._core.tensor import Tensor
 from .._ops.dispatch import _tensor_of
 from .._ops.scalars import SCALARS, device_scalar
+from ..profiler._recorder import PROFILER
 from ..distributed import _c10d
 from . import _tracing
 from ._forward import attach_backward, make_backward
@@ -209,6 +210,9 @@ class CompiledFunction:
 
     # ------------------------------------------------------------------ call
     def __call__(self, *args, **kwargs):
+        prof = PROFILER[0]
+        if prof is not None and not prof.suspended:   # Note [How the profiler sees calls]
+            return prof.compiled_call(self, args, kwargs)
         steady = self._steady
         if steady is not None and not kwargs:
             r = steady(args)
