@@ -126,10 +126,49 @@ def test_backward_and_compiled_call():
         f(x.detach())
         f(x.detach())
     keys = {e.key: e.count for e in prof.key_averages()}
-    assert keys["Tensor.backward"] == 1
+    assert "Tensor.backward" not in keys
+    assert keys["autograd::engine::evaluate_function: AddmmBackward0"] == 1
+    assert keys["ReluBackward0"] == 1
     assert keys["Torch-Compiled Region: test_backward_and_compiled_call.<locals>.f"] == 2
     assert "aten::sin" not in keys and "aten::mul" not in keys
     assert x.grad is not None
+
+
+@pytest.mark.parametrize("fw", FWS)
+def test_backward_nodes(fw):
+    m = _mod(fw)
+    x = m.ones(2, requires_grad=True)
+    with m.profiler.profile() as prof:
+        (x * 2).sin().sum().backward()
+    evals = [e for e in prof.events()
+             if e.name.startswith("autograd::engine::evaluate_function: ")]
+    assert [e.name.split(": ")[1] for e in evals] == [
+        "SumBackward0", "SinBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+    for e in evals:
+        assert e.cpu_parent is None
+        assert [c.name for c in e.cpu_children] == [e.name.split(": ")[1]]
+    assert x.grad.tolist() == pytest.approx([2 * float(m.cos(m.tensor(2.0)))] * 2)
+    # outside the profiler the fused backward gives the same gradient
+    x.grad = None
+    (x * 2).sin().sum().backward()
+    assert x.grad.tolist() == pytest.approx([2 * float(m.cos(m.tensor(2.0)))] * 2)
+
+
+def test_compiled_call_on_another_thread_is_not_recorded():
+    import threading
+
+    @tl.compile
+    def h(t):
+        return t + 1
+
+    x = tl.ones(2)
+    h(x)
+    with tl.profiler.profile() as prof:
+        th = threading.Thread(target=lambda: h(x))
+        th.start()
+        th.join()
+        x.neg()
+    assert [e.name for e in prof.events()] == ["aten::neg"]
 
 
 def test_compiled_first_call_under_profiler():
@@ -298,6 +337,21 @@ def test_on_trace_ready_steps(kw, steps):
         assert got == _run_schedule("torch", kw, steps)
 
 
+def test_new_cycle_warns_once(monkeypatch):
+    from torchlike.profiler import _profiler
+    monkeypatch.setattr(_profiler, "_WARNINGS_SHOWN", set())
+    p = tl.profiler.profile()
+    p.start()
+    p.stop()
+    with pytest.warns(UserWarning, match="Profiler clears events at the end of each cycle"):
+        p.start()
+    p.stop()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p.start()
+        p.stop()
+
+
 def test_profile_start_stop_by_hand_and_acc_events():
     p = tl.profiler.profile()
     p.start()
@@ -383,6 +437,9 @@ def test_autograd_profiler(fw, tmp_path):
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         with ap.emit_nvtx():
             pass
+    unfinished = ap.profile()
+    assert len(unfinished.key_averages()) == 0 and unfinished.table() == ""
+    assert unfinished.total_average().key == "Total" and repr(unfinished) == "[]"
     q = ap.profile(enabled=False)
     with q as entered:
         m.ones(1)

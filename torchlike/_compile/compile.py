@@ -211,7 +211,7 @@ class CompiledFunction:
     # ------------------------------------------------------------------ call
     def __call__(self, *args, **kwargs):
         prof = PROFILER[0]
-        if prof is not None and not prof.suspended:   # Note [How the profiler sees calls]
+        if prof is not None and prof.sees(self):   # Note [How the profiler sees calls]
             return prof.compiled_call(self, args, kwargs)
         steady = self._steady
         if steady is not None and not kwargs:

@@ -36,6 +36,11 @@ __all__ = ["backward", "grad", "run_backward"]
 
 _TensorOrTensors = Tensor | Sequence[Tensor]
 
+# the innermost recording ``torchlike.profiler``, or None. While one records, a backward
+# pass runs node by node (not fused) and each node is an event (Note [How the profiler
+# sees calls] in profiler/_recorder.py); ``torchlike.compile`` reads it too
+PROFILING: list = [None]
+
 
 def _as_tuple(x) -> tuple:
     if x is None:
@@ -184,7 +189,9 @@ def run_backward(outputs, grad_outputs, retain_graph: bool, create_graph: bool,
 def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate,
                   _fast) -> list:
     fast = None if _fast is _UNKEYED else _fast
-    if _fast is _UNKEYED and not inputs and not create_graph and not _anomaly.enabled:
+    prof = PROFILING[0]
+    if _fast is _UNKEYED and not inputs and not create_graph and not _anomaly.enabled \
+            and prof is None:
         fast = _fusion._fast_backward(outputs, [None if g is None else g._value
                                         for g in grad_outputs], retain_graph)
         if fast is True:
@@ -240,7 +247,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, acc
     _grad_state.enabled = bool(create_graph)
     _tasks.append((next(_task_ids), seen, needed, input_nodes, accumulate))
     try:
-        if (not create_graph and not _anomaly.enabled
+        if (not create_graph and not _anomaly.enabled and prof is None
                 and len(order) <= _fusion._FUSE_MAX_NODES
                 and fast is not False
                 and (not inputs if accumulate else _leaves_only(input_nodes))
@@ -259,7 +266,11 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, acc
                 continue
             if captures and node in input_nodes:
                 _capture(node, grads, captures, captured)
-            in_grads = _call_function(node, grads, create_graph, accumulate)
+            if prof is None:
+                in_grads = _call_function(node, grads, create_graph, accumulate)
+            else:
+                in_grads = prof.node_call(_call_function, node, grads, create_graph,
+                                          accumulate)
             if not retain_graph:
                 node._release()
             for (nxt, nr), g in zip(node.next_functions, in_grads):
@@ -585,7 +596,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
             raise RuntimeError(_errors.NO_GRAD_FN.format(i=0))
         key = (self._shape, self._storage.dtype, _placement(self._storage.array))
         ones = _LOSS_ONES.get(key)
-        if ones is not None and not _anomaly.enabled:
+        if ones is not None and not _anomaly.enabled and PROFILING[0] is None:
             fast = _fusion._fast_backward((self,), [ones], False)
             if fast is True:
                 return None

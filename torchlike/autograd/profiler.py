@@ -61,27 +61,23 @@ class profile:
         self.function_events = EventList(self._rec.stop())
         self.entered = False
 
-    def _check_finish(self) -> None:
-        if self.function_events is None:
-            raise RuntimeError("Profiler didn't finish running")
+    def _events(self) -> EventList:
+        """The recorded events; none before the block ends, as in PyTorch (whose
+        methods then answer with an empty list rather than an error)."""
+        return EventList() if self.function_events is None else self.function_events
 
     def __repr__(self) -> str:
-        if self.function_events is None:
-            return "<unfinished torch.autograd.profile>"
-        return repr(self.function_events)
+        return repr(self._events())
 
     def __str__(self) -> str:
-        if self.function_events is None:
-            return "<unfinished torch.autograd.profile>"
-        return str(self.function_events)
+        return str(self._events())
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,
               max_shapes_column_width: int = 80, header: str | None = None,
               top_level_events_only: bool = False, time_unit: str | None = None) -> str:
         """``EventList.table`` of the recorded events (not averaged)."""
-        self._check_finish()
-        return self.function_events.table(
+        return self._events().table(
             sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
             max_name_column_width=max_name_column_width,
             max_shapes_column_width=max_shapes_column_width, header=header,
@@ -89,22 +85,18 @@ class profile:
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
                      group_by_overload_name: bool = False) -> EventList:
-        self._check_finish()
-        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n,
+        return self._events().key_averages(group_by_input_shape, group_by_stack_n,
                                                  group_by_overload_name)
 
     def total_average(self) -> FunctionEventAvg:
-        self._check_finish()
-        return self.function_events.total_average()
+        return self._events().total_average()
 
     @property
     def self_cpu_time_total(self) -> float:
-        self._check_finish()
-        return self.function_events.self_cpu_time_total
+        return self._events().self_cpu_time_total
 
     def export_chrome_trace(self, path: str) -> None:
-        self._check_finish()
-        _write_trace(self.function_events, path, self._rec.base_us)
+        _write_trace(self._events(), path, 0.0 if self._rec is None else self._rec.base_us)
 
 
 class emit_nvtx:

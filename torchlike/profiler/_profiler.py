@@ -155,7 +155,12 @@ class _KinetoProfile:
         self.stop_trace()
 
     def prepare_trace(self) -> None:
-        """A new cycle: unless ``acc_events``, the events so far are dropped."""
+        """A new cycle: unless ``acc_events``, the events so far are dropped (with
+        PyTorch's warning, once per process)."""
+        if self.profiler is not None and not self.acc_events:
+            _warn_once("Warning: Profiler clears events at the end of each cycle. "
+                       "Only events from the current cycle will be reported. "
+                       "To keep events across cycles, set acc_events=True.")
         if self.profiler is None or not self.acc_events:
             self.profiler = _Recorder(self.record_shapes, self.with_stack)
             self._events = []
@@ -335,6 +340,15 @@ class profile(_KinetoProfile):
     def _transit_action(self, prev_action, current_action) -> None:
         for fn in self.action_map.get((prev_action, current_action)) or ():
             fn()
+
+
+_WARNINGS_SHOWN: set = set()
+
+
+def _warn_once(msg: str) -> None:
+    if msg not in _WARNINGS_SHOWN:
+        _WARNINGS_SHOWN.add(msg)
+        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 def _check_action(action) -> None:

@@ -14,6 +14,7 @@ import jax
 from .._compile import _tracing
 from .._core.tensor import Tensor
 from .._ops.torch_function import _modes, _modes_lock, _tf_state
+from ..autograd.engine import PROFILING
 from ..overrides import TorchFunctionMode
 from ._events import FunctionEvent
 
@@ -36,9 +37,13 @@ __all__ = ["record_function"]
 # implementation are not seen: ``nn.functional.linear`` shows as the ops it calls from
 # Python (``aten::t``, ``aten::addmm``), but an op's internals (PyTorch's
 # ``aten::empty``, ``aten::resolve_conj`` rows) never show, as they do not exist as
-# separate calls here. ``Tensor.backward`` is one event: the engine runs a graph's
-# backward as one program where it can (``autograd/_fusion.py``), so PyTorch's
-# ``autograd::engine::evaluate_function: MulBackward0`` rows have no counterpart.
+# separate calls here.
+# The backward pass is seen by the engine rather than by the mode: while a profiler
+# records (``PROFILING[0]``, one read per backward call when none does), the engine
+# runs the graph node by node rather than as one fused program (``autograd/_fusion.py``)
+# and each node is PyTorch's pair of events, ``autograd::engine::evaluate_function:
+# MulBackward0`` around ``MulBackward0``; ``backward()`` itself is no event, as in
+# PyTorch. The ops a node computes with are not events: they run as JAX inside it.
 # A call into a ``torchlike.compile``d function is one event, ``Torch-Compiled Region:
 # <name>`` (``_compile/compile.py`` asks ``PROFILER[0]``), and the ops it traces or
 # runs are not recorded. Calls made while a trace is being built (``func.vmap``,
@@ -112,6 +117,8 @@ class _Recorder:
         return self.events
 
     def record_call(self, func: Callable, args: tuple, kwargs: dict) -> Any:
+        if getattr(func, "__name__", None) == "backward":
+            return func(*args, **kwargs)   # its nodes are the events, as in PyTorch
         shapes = _shapes(args, kwargs) if self.record_shapes else None
         ev = self.begin(_op_name(func), shapes)
         try:
@@ -121,14 +128,36 @@ class _Recorder:
             self.end(ev)
         return out
 
+    def node_call(self, call: Callable, node, grads: list, create_graph: bool,
+                  accumulate: bool) -> list:
+        """A backward node run by the engine: PyTorch's two events,
+        ``autograd::engine::evaluate_function: <node>`` around ``<node>``."""
+        if self.suspended or threading.get_ident() != self.thread or \
+                _tracing.current() is not None:
+            return call(node, grads, create_graph, accumulate)
+        name = node.name()
+        if name == "AccumulateGrad":
+            name = "torch::autograd::AccumulateGrad"
+        outer = self.begin(f"autograd::engine::evaluate_function: {name}")
+        inner = self.begin(name)
+        try:
+            out = call(node, grads, create_graph, accumulate)
+            _wait(out)
+            if type(node).__name__ == "AccumulateGrad":
+                _wait(getattr(node.variable, "grad", None))
+        finally:
+            self.end(inner)
+            self.end(outer)
+        return out
+
+    def sees(self, compiled) -> bool:
+        """Whether a call into ``compiled`` now is an event of this recorder: it is on
+        the recording thread, outside another compiled call and outside any trace."""
+        return not self.suspended and threading.get_ident() == self.thread and \
+            _tracing.current() is None
+
     def compiled_call(self, compiled, args: tuple, kwargs: dict) -> Any:
         """A call into a compiled function: one event, its ops unrecorded."""
-        if threading.get_ident() != self.thread or _tracing.current() is not None:
-            self.suspended += 1
-            try:
-                return compiled(*args, **kwargs)
-            finally:
-                self.suspended -= 1
         fn = getattr(compiled, "_fn", compiled)
         name = getattr(fn, "__qualname__", None) or type(fn).__name__
         ev = self.begin(f"Torch-Compiled Region: {name}")
@@ -143,8 +172,9 @@ class _Recorder:
 
 
 _ACTIVE: list[_Recorder] = []   # recorders now recording, innermost last
-# the innermost recording profiler, or None: what ``torchlike.compile``d calls check
-PROFILER: list = [None]
+# the innermost recording profiler, or None: what ``torchlike.compile``d calls and the
+# autograd engine check (one list, the engine's, which is loaded first)
+PROFILER = PROFILING
 
 
 def _current() -> _Recorder | None:
@@ -204,6 +234,8 @@ def _wait(out) -> None:
         arr = out._storage.array
         if isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
             arr.block_until_ready()
+    elif isinstance(out, jax.Array) and not isinstance(out, jax.core.Tracer):
+        out.block_until_ready()
     elif isinstance(out, (tuple, list)):
         for o in out:
             _wait(o)
