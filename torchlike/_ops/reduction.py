@@ -498,6 +498,9 @@ def _norm_check(input, p="fro", dim=None, keepdim=False, dtype=None):
         if a[0] == a[1]:
             raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
                                f"{dims[1]})")
+        if input.dtype.name in ("float16", "bfloat16"):   # singular values, by LAPACK
+            raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                               f"{_short(input.dtype)}")
         return
     axes = reduce_dims(input.dim(), dims)
     if input.numel() == 0 and (q < 0 or math.isinf(q)):

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._ops.dispatch import dispatch
-from .._ops.linalg import LinAlgError, check_float, check_square
+from .._ops.linalg import LinAlgError, check_float, check_square, dtype_title
 from .._ops.samples import arr
 from .._ops.spec import OPS, OpSpec, register
 
@@ -168,6 +168,25 @@ def _check_cholesky(name, A) -> None:
         f"{name}: {prefix}The factorization could not be completed because the input is "
         f"not positive-definite (the leading minor of order {order} is not "
         f"positive-definite)."), info=_cholesky_info_jit)
+
+
+# dtypes LAPACK (and so PyTorch's CPU kernels) factorize
+_LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
+def _kernel_check(kernel: str, t) -> None:
+    """PyTorch's NotImplementedError for a dtype its LAPACK kernel has no instance of."""
+    if t.dtype.name not in _LAPACK_DTYPES:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{dtype_title(t.dtype)}'")
+
+
+def _low_precision_check(name: str, t) -> None:
+    """PyTorch's RuntimeError for float16/bfloat16 where a function checks its input's
+    dtype before any LAPACK kernel (``checkFloatingOrComplex`` without low precision)."""
+    if t.dtype.name in ("float16", "bfloat16"):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
+                           f"{dtype_title(t.dtype)}")
 
 
 def _float_square(name):

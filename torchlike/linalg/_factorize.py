@@ -12,8 +12,8 @@ from .._ops._common import warn_at_caller
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
-from ._common import (_check_cholesky, _cholesky_info, _hermitian_from, _linalg, _mH, _sq,
-                      check_lu_factor_errors)
+from ._common import (_check_cholesky, _cholesky_info, _hermitian_from, _kernel_check,
+                      _linalg, _mH, _sq, check_lu_factor_errors)
 
 
 def _lu_factor(A, pivot=True, out=None):
@@ -30,6 +30,7 @@ def _lu_factor_check(A, pivot=True, out=None):
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
                            "CPU")
+    _kernel_check("lu_cpu", A)
     check_lu_factor_errors("torch.linalg.lu_factor", A)
 
 
@@ -57,6 +58,7 @@ def _cholesky_old_check(input, upper=False):
                    "and will be removed in a future release.")
     check_float("linalg.cholesky", input)
     check_square("linalg.cholesky", input)
+    _kernel_check("cholesky_cpu", input)
     _check_cholesky("cholesky", input)
 
 
@@ -72,6 +74,7 @@ register(OpSpec(
 def _cholesky_check(A, upper=False, out=None):
     check_float("linalg.cholesky", A)
     check_square("linalg.cholesky", A)
+    _kernel_check("cholesky_cpu", A)
     _check_cholesky("linalg.cholesky", A)
 
 
@@ -94,6 +97,7 @@ def _cholesky_ex(A, upper=False, check_errors=False, out=None):
 def _cholesky_ex_check(A, upper=False, check_errors=False, out=None):
     check_float("linalg.cholesky_ex", A)
     check_square("linalg.cholesky_ex", A)
+    _kernel_check("cholesky_cpu", A)
     if check_errors:
         _check_cholesky("linalg.cholesky_ex", A)
 
@@ -121,6 +125,7 @@ def _eigh_check(name):
         check_square(name, A)
         if UPLO not in ("L", "U"):
             raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+        _kernel_check("linalg_eigh_cpu", A)
     return check
 
 
@@ -149,6 +154,7 @@ def _eig_check(A, out=None):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"Unknown Complex ScalarType for {dtype_title(A.dtype)}")
     check_square("linalg.eig", A)
+    _kernel_check("linalg_eig_out_cpu", A)
 
 
 def _eig(A, out=None):
@@ -185,6 +191,7 @@ def _svd_check(name):
         if A.dim() < 2:
             raise RuntimeError("linalg.svd: The input tensor A must have at least 2 "
                                "dimensions.")
+        _kernel_check("linalg_svd_cpu", A)
     return check
 
 
@@ -223,6 +230,7 @@ def _qr_check(A, mode="reduced", out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
+    _kernel_check("geqrf_cpu", A)
 
 
 def _qr_invariant(q, r):

@@ -32,23 +32,12 @@ from .._ops._common import broadcast_shapes_or_raise, shape_str
 from .._ops.combinatorics import _vander_fn
 from .._ops.linalg import LinAlgError, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
-from ._common import (_check_singular, _first_failure, _is_traced, _linalg,
-                      _mH, _mT, _sq, _zero_pivot, check_lu_factor_errors)
+from ._common import (_LAPACK_DTYPES, _check_singular, _first_failure, _is_traced,
+                      _kernel_check, _linalg, _mH, _mT, _sq, _zero_pivot, check_lu_factor_errors)
 from ._factorize import _lu_factor
 from ._solve import _solve, _solve_is_vector
 
 __all__: list = []
-
-# dtypes LAPACK (and so PyTorch's CPU kernels) factorize
-_LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
-
-
-def _kernel_check(kernel: str, t) -> None:
-    """PyTorch's NotImplementedError for a dtype its LAPACK kernel has no instance of."""
-    if t.dtype.name not in _LAPACK_DTYPES:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{dtype_title(t.dtype)}'")
-
 
 def _first_zero_diagonal(M):
     """LAPACK ``getrf``'s ``info`` from its output: the 1-based index of the first exact

@@ -15,7 +15,8 @@ from .._ops._common import broadcast_shapes_or_raise
 from .._ops.linalg import check_float, check_square, dtype_title
 from .._ops.reduction import _vector_norm as _norm_kernel
 from .._ops.samples import S, arr
-from ._common import _default_tols, _linalg, _sq
+from ._common import (_LAPACK_DTYPES, _default_tols, _kernel_check, _linalg,
+                      _low_precision_check, _sq)
 from ._factorize import _eigh_core
 
 
@@ -115,6 +116,8 @@ def _matrix_norm_check(A, ord="fro", dim=None, keepdim=False, dtype=None, out=No
     if d[0] == d[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, "
                            f"{dim[1]})")
+    if ord in (2, -2, "nuc"):   # by singular values
+        _low_precision_check("linalg.matrix_norm", A)
 
 
 _linalg("matrix_norm", _matrix_norm,
@@ -212,7 +215,7 @@ def _matrix_rank(A, tol=None, hermitian=False, atol=None, rtol=None, out=None):
 
 
 def _matrix_rank_check(A, *rest, **kw):
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+    if A.dtype.name not in _LAPACK_DTYPES:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_rank: The input tensor input must have at least 2 "
@@ -246,6 +249,9 @@ def _cond_check(A, p=None, out=None):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p not in (None, 2, -2):
         check_square(f"linalg.cond(ord={p})", A)
+        _low_precision_check("linalg.inv", A)
+    else:
+        _kernel_check("linalg_svd_cpu", A)
 
 
 _linalg("cond", _cond, "A, p=None", tensor_args=("A",), promote="none",

@@ -15,15 +15,29 @@ from .._ops._common import broadcast_shapes_or_raise
 from .._ops.linalg import HIGHEST, check_float, check_square, dtype_title
 from .._ops.samples import S, arr
 from .._ops.spec import OpSpec, register
-from ._common import (_check_singular, _default_tols, _eps, _expose, _float_square, _hermitian_from,
-                      _inv_message, _linalg, _mH, _mT, _sq, _zero_pivot)
+from ._common import (_LAPACK_DTYPES, _check_singular, _default_tols, _eps, _expose,
+                      _float_square, _hermitian_from, _inv_message, _kernel_check, _linalg,
+                      _low_precision_check, _mH, _mT, _sq, _zero_pivot)
 
 
 # ---------------------------------------------------------------------------
 # determinants
+def _lapack_square(name, kernel=None):
+    """A square floating matrix of a dtype LAPACK factorizes: PyTorch's NotImplementedError
+    naming ``kernel`` for float16/bfloat16, or its low-precision RuntimeError naming
+    ``name`` (the functions that check the dtype first)."""
+    def check(A, *rest, **kw):
+        _float_square(name)(A)
+        if kernel is None:
+            _low_precision_check(name, A)
+        else:
+            _kernel_check(kernel, A)
+    return check
+
+
 register(OpSpec(
     "det", lambda input: jnp.linalg.det(input), "input", promote="none",
-    check=_float_square("linalg.det"), grad_name="LinalgDetBackward0",
+    check=_lapack_square("linalg.det", "lu_cpu"), grad_name="LinalgDetBackward0",
     samples=lambda: [S(_sq(3, 3)), S(_sq(2, 4, 4, dtype="float64")), S(_sq(1, 1)),
                      S(_sq(2, 2, dtype="complex128"), grad=False),
                      S(arr(3, 3, dtype="int64"), grad=False), S(arr(2, 3), grad=False)]))
@@ -37,12 +51,12 @@ def _slogdet(A, out=None):
 
 register(OpSpec(
     "slogdet", lambda input: _slogdet(input), "input", promote="none",
-    check=_float_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
+    check=_lapack_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
     grad_name="LinalgSlogdetBackward0",
     samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64")),
                      S(arr(3, 3, dtype="int64"), grad=False)]))
 _linalg("slogdet", _slogdet, "A", tensor_args=("A",), promote="none",
-        check=_float_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
+        check=_lapack_square("linalg.slogdet"), out_names=("sign", "logabsdet"),
         grad_name="LinalgSlogdetBackward0",
         samples=lambda: [S(_sq(3, 3)), S(-_sq(2, 3, 3, dtype="float64"))])
 
@@ -55,7 +69,7 @@ def _logdet(input):
 
 
 register(OpSpec(
-    "logdet", _logdet, "input", promote="none", check=_float_square("logdet"),
+    "logdet", _logdet, "input", promote="none", check=_lapack_square("logdet"),
     samples=lambda: [S(_sq(3, 3)), S(_sq(2, 3, 3, dtype="float64")),
                      S(np.array([[-1.0, 0], [0, 1]], np.float32), grad=False),
                      S(arr(3, 3, dtype="int64"), grad=False)]))
@@ -65,6 +79,7 @@ register(OpSpec(
 # inverses
 def _inv_check(A, *rest, **kw):
     check_float("linalg.inv", A)
+    _low_precision_check("linalg.inv", A)
     check_square("linalg.inv", A)
     _check_singular(A, _inv_message)
 
@@ -85,6 +100,7 @@ def _inv_ex(A, check_errors=False, out=None):
 
 def _inv_ex_check(A, check_errors=False, out=None):
     check_float("linalg.inv_ex", A)
+    _low_precision_check("linalg.inv", A)
     check_square("linalg.inv_ex", A)
     if check_errors:
         _check_singular(A, _inv_message)
@@ -159,6 +175,7 @@ def _matrix_power_check(input, n):
     check_square("linalg.matrix_power", input)
     if n < 0:
         check_float("linalg.inv", input)
+        _low_precision_check("linalg.inv", input)
         _check_singular(input, _inv_message)
 
 
@@ -223,6 +240,7 @@ def _solve_check(A, B, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{eq} ({n}x{n} and {bs[-2]}x{bs[-1]})")
     broadcast_shapes_or_raise(A._shape[:-2], bs[:-2])
+    _kernel_check("lu_cpu", A)
     _check_singular(A, lambda prefix, _: f"torch.linalg.solve: {prefix}The solver failed "
                     f"because the input matrix is singular.")
 
@@ -246,9 +264,7 @@ def _solve_triangular(A, B, upper, left=True, unitriangular=False, out=None):
 
 
 def _solve_triangular_check(A, B, upper, left=True, unitriangular=False, out=None):
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise NotImplementedError(f'"triangular_solve_cpu" not implemented for '
-                                  f"'{dtype_title(A.dtype)}'")
+    _kernel_check("triangular_solve_cpu", A)
     check_square("linalg.solve_triangular", A)
     n = A._shape[-1]
     if B.dim() < 2:
@@ -305,7 +321,7 @@ def _lstsq(A, B, rcond=None, driver=None):
 
 def _lstsq_check(A, B, rcond=None, driver=None):
     for t in (A, B):
-        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        if t.dtype.name not in _LAPACK_DTYPES:
             raise RuntimeError("This function doesn't handle types other than float and "
                                "double")
     if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
