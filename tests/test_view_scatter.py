@@ -406,7 +406,7 @@ def test_sum_to_size(shape, size, nodes):
     want = a.sum(axis=axes, keepdims=True).reshape(size) if size else a.sum()
     np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-6, atol=1e-6)
     got_nodes, node = [], out.grad_fn
-    while node is not None and node.name() != "AccumulateGrad":
+    while node is not None and node.name() != "torch::autograd::AccumulateGrad":
         got_nodes.append(node.name())
         node = node.next_functions[0][0]
     assert got_nodes == nodes

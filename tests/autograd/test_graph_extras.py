@@ -137,6 +137,17 @@ def test_gradient_edge():
     assert out[10] == [3.0, 3.0] and out[11] == [4.0, 4.0]
 
 
+def test_accumulate_grad_names():
+    """A leaf's node is named ``torch::autograd::AccumulateGrad``; its class and repr say
+    ``AccumulateGrad``."""
+    def names(T):
+        x = T.ones(2, requires_grad=True)
+        node = (x * 2).grad_fn.next_functions[0][0]
+        return node.name(), type(node).__name__, repr(node).split(" object at ")[0]
+    assert _compare(names) == ("torch::autograd::AccumulateGrad", "AccumulateGrad",
+                               "<AccumulateGrad")
+
+
 def test_gradient_edge_output_needs_gradient():
     x = tl.ones(3, requires_grad=True)
     e = tl.autograd.graph.get_gradient_edge((x * 2).sum())

@@ -191,7 +191,8 @@ def test_accumulate_grad_sets_every_node_field():
     ref = Node("AccumulateGrad")
     for k in sorted(set(Node.__slots__) - {"__dict__", "__weakref__", "_seq"}):
         assert getattr(fast, k) == getattr(ref, k), k
-    assert type(fast) is AccumulateGrad and fast.name() == "AccumulateGrad"
+    assert type(fast) is AccumulateGrad and fast.name() == "torch::autograd::AccumulateGrad"
+    assert repr(fast).startswith("<AccumulateGrad object at ")
     assert fast.variable is x and fast._seq == float("inf") and not fast.__dict__
     # a freed graph drops it; the next one gets a new one
     del fast

@@ -174,6 +174,11 @@ class AccumulateGrad(Node):
         self._metadata = self._anomaly = None
         self.variable = variable
 
+    def name(self) -> str:
+        """``'torch::autograd::AccumulateGrad'``, PyTorch's name for it (its C++ class);
+        the Python class and the repr say ``AccumulateGrad``, as PyTorch's do."""
+        return "torch::autograd::AccumulateGrad"
+
     def apply(self, grads, create_graph):
         return []
 
