@@ -20,7 +20,6 @@ among ties. They declare no ops.
 
 from __future__ import annotations
 
-
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
