@@ -16,6 +16,7 @@ nodes PyTorch records (``LinalgSvdBackward0`` for ``U``/``S``, ``TransposeBackwa
 
 from __future__ import annotations
 
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -306,6 +307,15 @@ def _potrs(B, L, upper):
     return tri(L, Y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
 
 
+# cholesky_solve stays a jax.custom_vjp: as the transpose of this backward (Note
+# [Tangent rules as the transpose of the VJP]) its second derivative in the upper triangle
+# of L lost the whole-matrix formula's terms (test_gradgrad_ops), so it has no forward
+# mode, as before.
+@partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _cholesky_solve_core(B, L, upper):
+    return _potrs(B, L, upper)
+
+
 def _cs_fwd(B, L, upper):
     X = _cholesky_solve_core(B, L, upper)
     return X, (L, X)
@@ -314,7 +324,7 @@ def _cs_fwd(B, L, upper):
 def _cs_bwd(upper, res, ct):
     L, X = res
     g = jnp.conj(ct)
-    grad_b = _potrs(g, L, upper)
+    grad_b = _cholesky_solve_core(g, L, upper)
     common = jnp.matmul(grad_b, _mH(X), precision=HIGHEST)
     common = common + _mH(common)
     grad_l = -(jnp.matmul(L, common, precision=HIGHEST) if upper else
@@ -322,9 +332,7 @@ def _cs_bwd(upper, res, ct):
     return jnp.conj(grad_b), jnp.conj(grad_l)
 
 
-# PyTorch's forward formulas are the transposes of these backward ones: Note [Tangent
-# rules as the transpose of the VJP]
-_cholesky_solve_core = custom_jvp_from_vjp(_potrs, _cs_fwd, _cs_bwd, nondiff_argnums=(2,))
+_cholesky_solve_core.defvjp(_cs_fwd, _cs_bwd)
 
 
 def _cholesky_solve(input, input2, upper=False, out=None):
