@@ -238,7 +238,7 @@ def _unpack(unpack, packed, shape: tuple, dtype, ident: tuple) -> Tensor:
     if not isinstance(u, Tensor):
         raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                         f"result of type {type(u).__name__}")
-    rg, gf, nr, acc = ident
+    rg = ident[0]
     if rg and not (u.dtype.is_floating_point or u.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
@@ -256,6 +256,12 @@ def _unpack(unpack, packed, shape: tuple, dtype, ident: tuple) -> Tensor:
         a = jnp.broadcast_to(a, shape)
     if a.dtype != dtype.np:
         a = a.astype(dtype.np)
+    return _with_identity(a, ident)
+
+
+def _with_identity(a, ident: tuple) -> Tensor:
+    """A tensor of ``a`` with the autograd identity ``ident`` (``_identity``'s tuple)."""
+    rg, gf, nr, acc = ident
     t = Tensor._wrap(a)
     if rg:
         t._requires_grad = True
@@ -334,15 +340,7 @@ def _fill(slot, vals):
         return t._value, t
     _, shape, dtype, ident = slot          # an unsaved input: zeros (not read)
     a = jnp.zeros(shape, dtype)
-    rg, gf, nr, acc = ident
-    t = Tensor._wrap(a)
-    if rg:
-        t._requires_grad = True
-        t._grad_fn = gf
-        t._output_nr = nr
-        if acc is not None:
-            t._node_ref = weakref.ref(acc)
-    return a, t
+    return a, _with_identity(a, ident)
 
 
 def _conj(t: Tensor) -> Tensor:
