@@ -136,8 +136,6 @@ class _Recorder:
                 _tracing.current() is not None:
             return call(node, grads, create_graph, accumulate)
         name = node.name()
-        if name == "AccumulateGrad":
-            name = "torch::autograd::AccumulateGrad"
         outer = self.begin(f"autograd::engine::evaluate_function: {name}")
         inner = self.begin(name)
         try:
