@@ -240,6 +240,24 @@ def parity(run, rtol=1e-5, atol=1e-6):
     return out
 
 
+def error_of(fn):
+    """(exception type name, whole message with ``torchlike`` read as ``torch``) of
+    ``fn()``, or None when it returns."""
+    try:
+        fn()
+    except Exception as e:   # noqa: BLE001 - compared across frameworks
+        return type(e).__name__, str(e).replace("torchlike", "torch")
+    return None
+
+
+def equal_in_both(run):
+    """``run(torchlike)``; equal (``==``) to ``run(torch)`` where PyTorch is installed."""
+    out = run(tl)
+    if HAVE_TORCH:
+        assert out == run(torch)
+    return out
+
+
 def first_error(fn):
     """(exception type name, first line of the message in PyTorch's spelling) of
     ``fn()`` with warnings silenced, or None when it returns."""

@@ -12,29 +12,13 @@ import pytest
 
 import torchlike as tl
 
-from .._parity import FWS, HAVE_TORCH, fw_module, torch
+from .._parity import FWS, HAVE_TORCH, equal_in_both, error_of, fw_module, torch
 
 fws = pytest.mark.parametrize("fw", FWS)
 
 
 def _vals(t):
     return None if t is None else [round(float(v), 5) for v in t.detach().reshape(-1)]
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:   # noqa: BLE001  (the type and message are compared)
-        return type(e).__name__, str(e).replace("torchlike", "torch")
-    return None
-
-
-def _compare(fn):
-    """``fn(torchlike)``; equal to ``fn(torch)`` when PyTorch is installed."""
-    out = fn(tl)
-    if HAVE_TORCH:
-        assert out == fn(torch)
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -50,7 +34,7 @@ def _multi_all(T):
                                    lambda gs: seen.append([_vals(g) for g in gs]))
     c.sum().backward(retain_graph=True)
     c.sum().backward(inputs=(a,), retain_graph=True)
-    seen.append(_error(lambda: T.autograd.grad((c * d).sum(), (a, b), retain_graph=True)))
+    seen.append(error_of(lambda: T.autograd.grad((c * d).sum(), (a, b), retain_graph=True)))
     h.remove()
     e = c * 2       # non-leaves only: autograd.grad may ask about them
     h2 = G.register_multi_grad_hook((c, e), lambda gs: seen.append([_vals(g) for g in gs]))
@@ -61,7 +45,7 @@ def _multi_all(T):
 
 
 def test_multi_grad_hook_all():
-    seen = _compare(_multi_all)
+    seen = equal_in_both(_multi_all)
     assert seen[0] == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0], [1.0, 1.0, 1.0], None]
     assert seen[1][1] is None and "A leaf node" in seen[2][1] and len(seen) == 4
 
@@ -82,7 +66,7 @@ def _multi_any(T):
 
 
 def test_multi_grad_hook_any():
-    seen = _compare(_multi_any)
+    seen = equal_in_both(_multi_any)
     assert len(seen) == 2 and seen[1] == [5.0, 5.0]
 
 
@@ -90,7 +74,7 @@ def test_multi_grad_hook_any():
 def test_multi_grad_hook_bad_mode(fw):
     T = fw_module(fw)
     a = T.ones(2, requires_grad=True)
-    err = _error(lambda: T.autograd.graph.register_multi_grad_hook((a,), print,
+    err = error_of(lambda: T.autograd.graph.register_multi_grad_hook((a,), print,
                                                                      mode="some"))
     assert err == ("ValueError",
                    "Expects mode to be one of ('all', 'any') but got some")
@@ -122,17 +106,17 @@ def _edges(T):
     u = v * 4
     T.autograd.backward([G.get_gradient_edge(u)], grad_tensors=[T.ones(2)])
     out.append(_vals(v.grad))
-    out.append(_error(lambda: G.get_gradient_edge(T.ones(2))))
+    out.append(error_of(lambda: G.get_gradient_edge(T.ones(2))))
     unused = T.ones(2, requires_grad=True)
     out.append(T.autograd.grad((v * 2).sum(), [G.get_gradient_edge(unused)],
                                allow_unused=True))
-    out.append(_error(lambda: T.autograd.grad((v * 2).sum(), [G.get_gradient_edge(unused)],
+    out.append(error_of(lambda: T.autograd.grad((v * 2).sum(), [G.get_gradient_edge(unused)],
                                               materialize_grads=True)))
     return out
 
 
 def test_gradient_edge():
-    out = _compare(_edges)
+    out = equal_in_both(_edges)
     assert out[0] == "MulBackward0" and out[3] == "AccumulateGrad"
     assert out[10] == [3.0, 3.0] and out[11] == [4.0, 4.0]
 
@@ -144,7 +128,7 @@ def test_accumulate_grad_names():
         x = T.ones(2, requires_grad=True)
         node = (x * 2).grad_fn.next_functions[0][0]
         return node.name(), type(node).__name__, repr(node).split(" object at ")[0]
-    assert _compare(names) == ("torch::autograd::AccumulateGrad", "AccumulateGrad",
+    assert equal_in_both(names) == ("torch::autograd::AccumulateGrad", "AccumulateGrad",
                                "<AccumulateGrad")
 
 
@@ -165,12 +149,12 @@ def _versions(T):
     out.append(t._version)
     G.increment_version([t, t])
     out.append(t._version)
-    out.append(_error(lambda: G.increment_version(3)))
+    out.append(error_of(lambda: G.increment_version(3)))
     x = T.tensor([1., 2.], requires_grad=True)
     a = x * 1
     y = a.sin()
     G.increment_version(a)
-    out.append(_error(lambda: y.sum().backward()))
+    out.append(error_of(lambda: y.sum().backward()))
     with T.inference_mode():
         i = T.ones(2)
     G.increment_version(i)
@@ -178,7 +162,7 @@ def _versions(T):
 
 
 def test_increment_version():
-    out = _compare(_versions)
+    out = equal_in_both(_versions)
     assert out[:3] == [0, 1, 3]
     assert "modified by an inplace operation" in out[4][1]
 
@@ -203,7 +187,7 @@ def _node_api(T):
 
 
 def test_node_api():
-    out = _compare(_node_api)
+    out = equal_in_both(_node_api)
     assert out[4] == [("pre", [1.0, 1.0]), ("post", [2.71828, 7.38906])]
 
 
@@ -235,7 +219,7 @@ def _handles(T):
     h2 = H.RemovableHandle(d, extra_dict=[extra, OrderedDict()])
     out.append(len(h2.extra_dict_ref))
     out.append(h2.id > h.id)
-    out.append(_error(lambda: H.RemovableHandle({})))
+    out.append(error_of(lambda: H.RemovableHandle({})))
     # pickled with its dict; unpickling moves next_id past its id
     h3 = H.RemovableHandle(d)
     d[h3.id] = 1
@@ -251,7 +235,7 @@ def _handles(T):
 
 
 def test_removable_handle():
-    out = _compare(_handles)
+    out = equal_in_both(_handles)
     assert out[:5] == [True, 1, True, 0, 0]
 
 
@@ -298,5 +282,5 @@ def _serial_warnings(T):
 
 
 def test_unserializable_hook_and_warnings():
-    msgs, same = _compare(_serial_warnings)
+    msgs, same = equal_in_both(_serial_warnings)
     assert len(msgs) == 2 and same

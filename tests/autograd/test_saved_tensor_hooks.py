@@ -15,29 +15,13 @@ import pytest
 
 import torchlike as tl
 
-from .._parity import HAVE_TORCH, torch
+from .._parity import HAVE_TORCH, equal_in_both, error_of, torch
 
 
 def _vals(t):
     if isinstance(t, (tuple, list)):
         return [_vals(u) for u in t]
     return None if t is None else [round(float(v), 4) for v in t.detach().reshape(-1)]
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:   # noqa: BLE001  (the type and message are compared)
-        return type(e).__name__, str(e).replace("torchlike", "torch")
-    return None
-
-
-def _compare(fn):
-    """``fn(torchlike)``; equal to ``fn(torch)`` when PyTorch is installed."""
-    out = fn(tl)
-    if HAVE_TORCH:
-        assert out == fn(torch)
-    return out
 
 
 def _ident(T, pack_log):
@@ -122,7 +106,7 @@ def test_packed_values_match():
             (x * x.exp()).relu()
         return [(_vals(t), t.grad_fn.name() if t.grad_fn else None, t.requires_grad)
                 for t in log]
-    out = _compare(run)
+    out = equal_in_both(run)
     assert len(out) == 4
 
 
@@ -135,7 +119,7 @@ def test_no_pack_without_grad():
                 x.pow(2)
             T.ones(2).sin()
         return len(log)
-    assert _compare(run) == 0
+    assert equal_in_both(run) == 0
 
 
 # ---------------------------------------------------------------------------
@@ -161,7 +145,7 @@ def test_gradient_uses_unpacked_value(op):
         with T.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 2):
             y = _UNPACK_CASES[op](x)
         return _vals(T.autograd.grad(y.sum(), x))
-    _compare(run)
+    equal_in_both(run)
 
 
 def test_gradient_uses_unpacked_value_matmul_and_function():
@@ -184,7 +168,7 @@ def test_gradient_uses_unpacked_value_matmul_and_function():
             y = a @ w
             z = F.apply(a)
         return _vals(T.autograd.grad(y.sum() + z.sum(), [a, w]))
-    _compare(run)
+    equal_in_both(run)
 
 
 def test_unpack_dtype_and_broadcast():
@@ -197,7 +181,7 @@ def test_unpack_dtype_and_broadcast():
             g, = T.autograd.grad(y.sum(), x)
             out.append((_vals(g), str(g.dtype).split(".")[-1]))
         return out
-    _compare(run)
+    equal_in_both(run)
 
 
 def test_packed_object_need_not_be_a_tensor():
@@ -212,7 +196,7 @@ def test_packed_object_need_not_be_a_tensor():
         with T.autograd.graph.saved_tensors_hooks(pack, lambda k: store[k]):
             y = (x.sin() * x).sum()
         return _vals(T.autograd.grad(y, x)), sorted(store)
-    _compare(run)
+    equal_in_both(run)
 
 
 # ---------------------------------------------------------------------------
@@ -231,8 +215,8 @@ def test_unpack_errors(case):
         x = T.tensor([1., 2., 3.], requires_grad=True)
         with T.autograd.graph.saved_tensors_hooks(lambda t: t, _BAD_UNPACK[case]):
             y = x.pow(2)
-        return _error(lambda: T.autograd.grad(y.sum(), x))
-    err = _compare(run)
+        return error_of(lambda: T.autograd.grad(y.sum(), x))
+    err = equal_in_both(run)
     assert err is not None
 
 
@@ -256,29 +240,29 @@ def _disabled(T):
             pass
 
     with G.disable_saved_tensors_hooks("hooks are off here"):
-        out.append(_error(enter_hooks))
+        out.append(error_of(enter_hooks))
         with G.disable_saved_tensors_hooks("inner"):
-            out.append(_error(enter_hooks))
-        out.append(_error(enter_hooks))
+            out.append(error_of(enter_hooks))
+        out.append(error_of(enter_hooks))
         out.append(_vals(x.sin()))          # ops run as usual
-    out.append(_error(enter_hooks))         # re-enabled on exit
+    out.append(error_of(enter_hooks))         # re-enabled on exit
 
     def disable_inside_hooks():
         with G.saved_tensors_hooks(lambda t: t, lambda t: t):
             with G.disable_saved_tensors_hooks("not while hooks are active"):
                 pass
-    out.append(_error(disable_inside_hooks))
-    out.append(_error(enter_hooks))         # the failed enter left nothing behind
+    out.append(error_of(disable_inside_hooks))
+    out.append(error_of(enter_hooks))         # the failed enter left nothing behind
 
     @G.disable_saved_tensors_hooks("as a decorator")
     def decorated():
         enter_hooks()
-    out.append(_error(decorated))
+    out.append(error_of(decorated))
     return out
 
 
 def test_disable_saved_tensors_hooks():
-    out = _compare(_disabled)
+    out = equal_in_both(_disabled)
     assert out[0] == ("RuntimeError", "hooks are off here")
     assert out[1] == ("RuntimeError", "inner")
     assert out[4] is None and out[6] is None
@@ -292,8 +276,8 @@ def test_backward_twice_raises():
             z = x.exp().sum()
         y.backward()
         z.backward()
-        return _error(y.backward), _error(z.backward)
-    a, b = _compare(run)
+        return error_of(y.backward), error_of(z.backward)
+    a, b = equal_in_both(run)
     assert a[0] == b[0] == "RuntimeError" and "second time" in a[1]
 
 
@@ -320,7 +304,7 @@ def _counts(T):
 
 
 def test_retain_graph_unpacks_each_time():
-    first, second, grad = _compare(_counts)
+    first, second, grad = equal_in_both(_counts)
     assert first == {"pack": 2, "unpack": 2} and second == {"pack": 2, "unpack": 4}
 
 
@@ -344,7 +328,7 @@ def test_double_backward_with_hooks():
         h2, = T.autograd.grad(h.sum(), x)
         return after_first, n[0] > after_first, _vals(g), g.requires_grad, _vals(g2), \
             _vals(h2)
-    out = _compare(run)
+    out = equal_in_both(run)
     assert out[0] == 1 and out[1]
 
 
@@ -359,7 +343,7 @@ def test_no_version_check_on_packed_tensors():
         with T.no_grad():
             a.mul_(2)
         return _vals(T.autograd.grad(y.sum(), x))
-    _compare(run)
+    equal_in_both(run)
 
 
 def test_nested_hooks_innermost_applies():
@@ -373,7 +357,7 @@ def test_nested_hooks_innermost_applies():
             x.cos()
         x.tan()
         return log
-    assert _compare(run) == ["inner", "outer"]
+    assert equal_in_both(run) == ["inner", "outer"]
 
 
 def test_hooks_are_off_inside_pack_hook():
@@ -388,7 +372,7 @@ def test_hooks_are_off_inside_pack_hook():
         with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t.sqrt()):
             y = x.sin()
         return n[0], _vals(T.autograd.grad(y.sum(), x))
-    assert _compare(run)[0] == 1
+    assert equal_in_both(run)[0] == 1
 
 
 def test_hooks_are_thread_local():
@@ -427,7 +411,7 @@ def test_function_saved_tensors_unpack_per_access():
         with T.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
             y = F.apply(x)
         return _vals(T.autograd.grad(y.sum(), x)), n[0]
-    assert _compare(run)[1] == 2
+    assert equal_in_both(run)[1] == 2
 
 
 # ---------------------------------------------------------------------------
@@ -454,7 +438,7 @@ def test_save_on_cpu():
                 y = (x * x.exp()).sum()
             out.append(_vals(T.autograd.grad(y, x)))
         return out
-    _compare(run)
+    equal_in_both(run)
     hooks = tl.autograd.graph.save_on_cpu()
     t = tl.ones(2)
     device, packed = hooks.pack_hook(t)
@@ -502,25 +486,25 @@ def test_save_tables_decide_version_checks():
         y = a.relu()
         with T.no_grad():
             a.add_(1)                    # relu's input is not saved
-        out.append(_error(lambda: y.sum().backward()))
+        out.append(error_of(lambda: y.sum().backward()))
         b = x * 1
         z = b.relu()
         with T.no_grad():
             z.add_(1)                    # its result is
-        out.append(_error(lambda: z.sum().backward()))
+        out.append(error_of(lambda: z.sum().backward()))
         w = T.tensor([[1., 2.], [3., 4.]], requires_grad=True)
         c = T.tensor([[1., 0.], [0., 1.]])
         m = w * 1
         p = c @ m                        # saves c only
         with T.no_grad():
             m.mul_(2)
-        out.append(_error(lambda: p.sum().backward()))
+        out.append(error_of(lambda: p.sum().backward()))
         q = c.mm(w * 1)
         with T.no_grad():
             c.mul_(2)
-        out.append(_error(lambda: q.sum().backward()))
+        out.append(error_of(lambda: q.sum().backward()))
         return out
-    out = _compare(run)
+    out = equal_in_both(run)
     assert out[0] is None and out[2] is None
     assert "modified by an inplace operation" in out[1][1]
     assert "modified by an inplace operation" in out[3][1]
@@ -553,18 +537,18 @@ def _mutations(T):
     with G.allow_mutation_on_saved_tensors():
         p = T.ones(2, requires_grad=True)
         q = (p.clone() ** 2).sum()
-    out.append(_error(q.backward))
+    out.append(error_of(q.backward))
 
     def nested():
         with G.allow_mutation_on_saved_tensors():
             with G.allow_mutation_on_saved_tensors():
                 pass
-    out.append(_error(nested))
+    out.append(error_of(nested))
     return out
 
 
 def test_allow_mutation_on_saved_tensors():
-    out = _compare(_mutations)
+    out = equal_in_both(_mutations)
     assert out[0] == [2.0] * 6 and out[2] == [2.0, 4.0]
     assert out[4][0] == "AssertionError" and "outside of the" in out[4][1]
     assert out[5] == ("RuntimeError",
