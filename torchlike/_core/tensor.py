@@ -30,6 +30,7 @@ from .storage import (INFERENCE_INPLACE_ERROR, Storage, VersionCounter, compute_
                       contiguous_strides)
 from .storage import is_contiguous as _is_contiguous
 from .storage import strided_index
+from .waiting import host as _host
 
 __all__ = ["Tensor", "is_inference", "is_tensor"]
 
@@ -468,7 +469,7 @@ class Tensor(AutogradAttributes):
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return _host(self._value)
+        return _host(self._storage.array if self._direct else self._value)
 
     def __array__(self, dtype=None, copy=None):
         a = _host(self._value)
@@ -707,13 +708,6 @@ def _rebuild_tensor(cls, arr, requires_grad, state, stride=None):
         t._lay_out(stride)
     t.__dict__.update(state)
     return t
-
-
-def _host(arr) -> np.ndarray:
-    if isinstance(arr, jax.core.Tracer):
-        from .traced import concretization_error
-        raise concretization_error()
-    return np.asarray(arr)
 
 
 _TO_SIGNATURES = (

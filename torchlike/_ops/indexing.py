@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, _host
 from ._common import shape_str
 from .autocast_policy import autocast_function
 from .samples import S, arr
@@ -269,7 +269,7 @@ def _check_index_bounds(t: Tensor, k: _Key) -> None:
     checks, pos = [], 0
     for e in k.entries:
         if e[0] == "index" and not isinstance(e[2], jax.core.Tracer) and int(np.prod(e[1])):
-            checks.append((np.asarray(e[2]), e[3], pos))
+            checks.append((_host(e[2]), e[3], pos))
         pos += len(e[1]) if e[0].startswith("mask") else 1
     if not checks:
         return

@@ -21,9 +21,11 @@ def current_device() -> str:
 
 
 def synchronize(device=None) -> None:
-    """Mirrors ``torch.cpu.synchronize``: waits for pending JAX work."""
-    import jax
-    jax.effects_barrier()
+    """Mirrors ``torch.cpu.synchronize``: returns when every op issued to the CPU has
+    finished. PyTorch's CPU ops finish before they return; JAX's run after the call
+    returns, so this waits for every live CPU array and pending side effect."""
+    from ..cuda.streams import drain
+    drain("cpu")
 
 
 def __getattr__(name: str):

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import jax
 
 from .._core.device import accelerator_devices
+from .._core.waiting import wait
 from .memory import _current, check_index, index_of
 
 __all__ = ["Event", "Stream", "current_stream", "default_stream", "stream", "synchronize"]
@@ -45,7 +46,7 @@ def drain(platform: str, dev=None) -> None:
     pending side effects (Note [One queue per device])."""
     for a in jax.live_arrays(platform):
         if not a.is_deleted() and (dev is None or dev in a.devices()):
-            a.block_until_ready()
+            wait(a)   # Note [Reads poll before they block]
     jax.effects_barrier()
 
 
