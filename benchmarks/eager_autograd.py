@@ -8,7 +8,15 @@ switched off). torchlike and PyTorch are timed in interleaved blocks so that a s
 machine loads them alike. Prints per-case times and ratios measured in this one run (no
 asserts); benchmarks/README.md has the recorded figures.
 
-    python benchmarks/eager_autograd.py [--no-jax] [--torch-threads 1] [--sync-dispatch]
+A step ends by reading the first input's gradient into a NumPy array (``--read numpy``,
+the default: ``.grad.numpy()`` for torchlike and PyTorch alike), which waits for the
+backward under JAX's asynchronous dispatch; ``--read block`` waits with
+``block_until_ready()`` on that gradient's JAX array instead and reads nothing (nothing
+for PyTorch, whose backward has finished when it returns). torchlike's reads poll before
+they block (Note [Reads poll before they block] in torchlike/_core/waiting.py).
+
+    python benchmarks/eager_autograd.py [--no-jax] [--torch-threads 1] [--read numpy|block]
+                                        [--sync-dispatch]
 """
 
 from __future__ import annotations
@@ -126,17 +134,24 @@ def _interleaved(fns: list, rounds: int = 15, budget: float = 0.04) -> list:
     return [next(meds) if f is not None else float("nan") for f in fns]
 
 
+READ = ["numpy"]   # how a step waits for its gradients: ``--read``
+
+
 def torchlike_step(case, arrays, fuse=True):
     """``fuse=False``: every backward node runs as its own executable (the engine's
     fused backward, Note [Fused backward], switched off)."""
     from torchlike.autograd import _fusion
     ts = [tl.tensor(a, requires_grad=True) for a in arrays]
+    read = READ[0] == "numpy"
 
     def step():
         for t in ts:
             t.grad = None
         case(tl, *ts).backward()
-        ts[0].grad._value.block_until_ready()
+        if read:
+            ts[0].grad.numpy()
+        else:
+            ts[0].grad._value.block_until_ready()
 
     def per_node_step():
         prev = _fusion._FUSE_MAX_NODES
@@ -150,11 +165,14 @@ def torchlike_step(case, arrays, fuse=True):
 
 def torch_step(case, arrays):
     ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    read = READ[0] == "numpy"
 
     def step():
         for t in ts:
             t.grad = None
         case(torch, *ts).backward()
+        if read:
+            ts[0].grad.numpy()
     return step
 
 
@@ -235,20 +253,25 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these cases are small)")
+    p.add_argument("--read", choices=("numpy", "block"), default="numpy",
+                   help="how a step waits for its gradients (see the module's docstring)")
+    p.add_argument("--rounds", type=int, default=15,
+                   help="timed blocks per implementation (the median is reported)")
     P.add_sync_dispatch(p)
     args = p.parse_args()
+    READ[0] = args.read
     if torch is not None:
         torch.set_num_threads(args.torch_threads)
     rows = []
     nan = float("nan")
     for name, (case, arrays) in _inputs().items():
-        t_tl, t_pn, t_t = _interleaved([
+        t_tl, t_pn, t_t = _interleaved(rounds=args.rounds, fns=[
             torchlike_step(case, arrays), torchlike_step(case, arrays, fuse=False),
             torch_step(case, arrays) if torch is not None else None])
         t_je = nan if args.no_jax else bench_jax(case, arrays, jit=False)
         t_jj = nan if args.no_jax else bench_jax(case, arrays, jit=True)
         rows.append((name, t_tl, t_pn, t_t, t_je, t_jj))
-    print(f"# CPU dispatch {DISPATCH}")
+    print(f"# CPU dispatch {DISPATCH}; each step's gradient read by {args.read}")
     print(f"{'case':14s} {'torchlike':>10s} {'per-node':>10s} {'torch':>10s} "
           f"{'jax.grad':>10s} {'jit(grad)':>10s} {'tl/torch':>9s} {'pn/torch':>9s} "
           f"{'tl/jaxgrad':>10s}")

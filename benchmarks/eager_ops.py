@@ -1,12 +1,20 @@
 """Per-op eager time: torchlike vs raw ``jax.numpy`` vs PyTorch, measured in one run.
 
 Cases: an 8x8 add, a 64x64 matmul, and a 10-op elementwise chain. Prints the median
-time per call in microseconds (each call waits for its result; the implementations are
-timed in interleaved blocks, so a shared machine loads them alike) and the ratios
-torchlike / jnp and torchlike / PyTorch. No thresholds are asserted: the figures are
-for reading.
+time per call in microseconds (the implementations are timed in interleaved blocks, so a
+shared machine loads them alike) and the ratios torchlike / jnp and torchlike / PyTorch.
+No thresholds are asserted: the figures are for reading.
 
-    python benchmarks/eager_ops.py [--repeat 2000] [--sync-dispatch]
+Each call reads its result into a NumPy array, as code that uses a result does
+(``--read numpy``, the default: ``Tensor.numpy()`` for torchlike and PyTorch,
+``np.asarray`` for jnp), which waits for the op under JAX's asynchronous dispatch.
+``--read block`` waits without reading: ``block_until_ready()`` on the JAX array of
+both torchlike and jnp, nothing for PyTorch (whose ops finish before they return). The
+two differ by how the wait is done: torchlike's reads poll before they block (Note
+[Reads poll before they block] in torchlike/_core/waiting.py), JAX's
+``block_until_ready`` and ``np.asarray`` block at once.
+
+    python benchmarks/eager_ops.py [--repeat 2000] [--read numpy|block] [--sync-dispatch]
 """
 
 from __future__ import annotations
@@ -98,6 +106,8 @@ def main() -> None:
     p.add_argument("--torch-threads", type=int, default=1,
                    help="PyTorch intra-op threads (its idle threads spin, which on a shared "
                         "machine slows whatever runs next; these ops are too small to split)")
+    p.add_argument("--read", choices=("numpy", "block"), default="numpy",
+                   help="how each call waits for its result (see the module's docstring)")
     P.add_sync_dispatch(p)
     args = p.parse_args()
     rng = np.random.default_rng(0)
@@ -106,8 +116,12 @@ def main() -> None:
 
     ja8, jb8, ja64, jb64 = (jnp.asarray(x) for x in (a8, b8, a64, b64))
     ta8, tb8, ta64, tb64 = (tl.tensor(x) for x in (a8, b8, a64, b64))
-    block_j = lambda r: r.block_until_ready()  # noqa: E731
-    block_t = lambda r: r._value.block_until_ready()  # noqa: E731
+    if args.read == "numpy":
+        sync_j, sync_t, sync_p = np.asarray, (lambda r: r.numpy()), (lambda r: r.numpy())
+    else:
+        sync_j = lambda r: r.block_until_ready()  # noqa: E731
+        sync_t = lambda r: r._value.block_until_ready()  # noqa: E731
+        sync_p = None
 
     has_mm = hasattr(tl, "matmul")
     cases = [
@@ -125,10 +139,10 @@ def main() -> None:
     print(f"# eager per-call time, median over blocks of {args.repeat} calls (us); machine: "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"jax {jax.__version__}, torch {torch.__version__ if torch else 'absent'}; CPU "
-          f"dispatch {DISPATCH}")
+          f"dispatch {DISPATCH}; each result read by {args.read}")
     print(f"{'case':<18}{'torchlike':>11}{'jnp':>9}{'torch':>9}{'tl/jnp':>9}{'tl/torch':>10}")
     for name, f_tl, f_j, f_t in cases:
-        t_tl, t_j, t_t = timeit([(f_tl, block_t), (f_j, block_j), (f_t, None)], args.repeat)
+        t_tl, t_j, t_t = timeit([(f_tl, sync_t), (f_j, sync_j), (f_t, sync_p)], args.repeat)
         print(f"{name:<18}{t_tl:>11.2f}{t_j:>9.2f}{t_t:>9.2f}{t_tl / t_j:>9.2f}"
               f"{t_tl / t_t:>10.2f}")
 
