@@ -117,7 +117,8 @@ def main() -> None:
     ja8, jb8, ja64, jb64 = (jnp.asarray(x) for x in (a8, b8, a64, b64))
     ta8, tb8, ta64, tb64 = (tl.tensor(x) for x in (a8, b8, a64, b64))
     if args.read == "numpy":
-        sync_j, sync_t, sync_p = np.asarray, (lambda r: r.numpy()), (lambda r: r.numpy())
+        sync_j, sync_t = np.asarray, tl.Tensor.numpy
+        sync_p = torch.Tensor.numpy if torch is not None else None
     else:
         sync_j = lambda r: r.block_until_ready()  # noqa: E731
         sync_t = lambda r: r._value.block_until_ready()  # noqa: E731

@@ -78,12 +78,13 @@ def wait_pending(arr) -> None:
 def host(arr) -> np.ndarray:
     """``arr``'s values as a NumPy array, once its program has run; a tracer raises the
     concretization error. Every read of a tensor's values goes through here."""
-    if isinstance(arr, jax.core.Tracer):
-        from .traced import concretization_error
-        raise concretization_error()
     try:   # ``is_ready`` of a deleted array crashes jaxlib 0.10: NumPy raises instead
         if not arr.is_deleted() and not arr.is_ready():
             wait_pending(arr)
-    except AttributeError:
-        pass   # not a JAX array: NumPy converts it
+    except Exception as e:   # a tracer has neither; nor has anything NumPy converts
+        if isinstance(arr, jax.core.Tracer):
+            from .traced import concretization_error
+            raise concretization_error() from None
+        if not isinstance(e, AttributeError):
+            raise
     return np.asarray(arr)
