@@ -5,8 +5,10 @@ managers, ``gradcheck``/``gradgradcheck``, ``functional`` (jacobian, hessian, vj
 hvp, vhp) and anomaly detection.
 """
 
-from .._core.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
-                               set_grad_enabled)
+from .._core.grad_mode import (_force_original_view_tracking, enable_grad, inference_mode,
+                               is_grad_enabled, is_multithreading_enabled,
+                               is_view_replay_enabled, no_grad, set_grad_enabled,
+                               set_multithreading_enabled)
 from .._core.tensor import Tensor as _Tensor
 from . import engine as _engine  # noqa: F401  (attaches Tensor.backward & co.)
 from . import forward_ad, functional, graph
@@ -23,7 +25,8 @@ __all__ = ["backward", "grad", "Variable", "Function", "FunctionCtx", "InplaceFu
            "set_grad_enabled", "inference_mode", "is_grad_enabled", "Node", "gradcheck",
            "gradgradcheck", "GradcheckError", "forward_ad", "functional", "graph",
            "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "set_multithreading_enabled",
+           "is_multithreading_enabled", "is_view_replay_enabled"]
 
 
 def Variable(data, requires_grad: bool = False, volatile: bool = False) -> _Tensor:
