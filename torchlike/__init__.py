@@ -88,5 +88,5 @@ from . import overrides  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from .autograd import profiler as _autograd_profiler  # noqa: E402,F401
 from ._ops.torch_function import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401,E501
-from . import functional, version  # noqa: E402,F401
+from . import functional, signal, version  # noqa: E402,F401
 from .version import __version__  # noqa: E402,F401
