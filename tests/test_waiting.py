@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import jax
@@ -40,10 +41,21 @@ class _Pending:
         return self
 
 
+class _Slow(_Pending):
+    """Never ready while polled; blocking takes ``seconds``."""
+
+    def __init__(self, seconds: float):
+        super().__init__(polls=None)
+        self.seconds = seconds
+
+    def block_until_ready(self):
+        time.sleep(self.seconds)
+        return super().block_until_ready()
+
+
 @pytest.fixture
 def fresh_poll(monkeypatch):
-    monkeypatch.setattr(waiting._Poll, "skip", 0)
-    monkeypatch.setattr(waiting._Poll, "misses", 0)
+    monkeypatch.setattr(waiting._Poll, "rate", 1.0)
     monkeypatch.setattr(waiting._Poll, "limit", 2e-3)
     return waiting._Poll
 
@@ -52,40 +64,54 @@ def test_a_poll_that_succeeds_never_blocks(fresh_poll):
     arr = _Pending(polls=5)
     waiting.wait(arr)
     assert arr.asked == 6 and arr.blocked == 0
-    assert fresh_poll.misses == 0 and fresh_poll.skip == 0
+    assert fresh_poll.rate == 1.0
 
 
-def test_polls_that_run_out_back_off_until_one_succeeds(fresh_poll):
+def test_long_waits_stop_the_polling_and_quick_ones_bring_it_back(fresh_poll):
     fresh_poll.limit = 1e-4
-    slow = [_Pending(polls=None) for _ in range(4)]
-    waiting.wait(slow[0])                 # polls, runs out, blocks
-    assert slow[0].asked > 1 and slow[0].blocked == 1
-    assert (fresh_poll.misses, fresh_poll.skip) == (1, 1)
-    waiting.wait(slow[1])                 # blocks at once: asked only whether it is ready
-    assert (slow[1].asked, slow[1].blocked, fresh_poll.skip) == (1, 1, 0)
-    waiting.wait(slow[2])                 # polls again, runs out: now skips two
-    assert slow[2].asked > 1 and (fresh_poll.misses, fresh_poll.skip) == (2, 2)
-    for _ in range(2):
-        arr = _Pending(polls=3)
+    polled = 0
+    for _ in range(10):              # a loop reading a long program's results
+        arr = _Slow(5e-4)
         waiting.wait(arr)
-        assert arr.asked == 1 and arr.blocked == 1
-    quick = _Pending(polls=3)             # the count is spent: a poll that succeeds
-    waiting.wait(quick)
-    assert quick.blocked == 0 and fresh_poll.misses == 0
-
-
-def test_the_skip_count_is_bounded(fresh_poll):
-    fresh_poll.limit = 0.0
-    for _ in range(12):
-        fresh_poll.skip = 0
+        assert arr.blocked == 1
+        polled += arr.asked > 1
+    assert polled == 3                # 1, 0.875, 0.766 poll; 0.67 is below 0.75
+    assert fresh_poll.rate < waiting._POLL_ABOVE
+    for _ in range(30):              # blocked waits that end at once count as quick
         waiting.wait(_Pending(polls=None))
-    assert fresh_poll.skip == waiting._SKIP_MAX
+    assert fresh_poll.rate >= waiting._POLL_ABOVE
+    arr = _Pending(polls=3)
+    waiting.wait(arr)                 # polls again
+    assert arr.blocked == 0
+
+
+def test_a_blocked_wait_that_outlasts_the_limit_counts_as_long(fresh_poll):
+    fresh_poll.limit = 1e-4
+    fresh_poll.rate = 0.5
+    waiting.wait(_Slow(2e-3))
+    assert fresh_poll.rate == pytest.approx(0.5 * (1 - waiting._WEIGHT))
+    waiting.wait(_Pending(polls=None))   # blocked, and done at once
+    assert fresh_poll.rate > 0.5 * (1 - waiting._WEIGHT)
+
+
+def test_alternating_long_and_quick_waits_end_up_blocking(fresh_poll):
+    fresh_poll.limit = 1e-4
+    for _ in range(20):
+        waiting.wait(_Slow(5e-4))
+        waiting.wait(_Pending(polls=2))
+    polled = []
+    for _ in range(10):
+        arr = _Slow(5e-4)
+        waiting.wait(arr)
+        polled.append(arr.asked > 1)
+        waiting.wait(_Pending(polls=2))
+    assert not any(polled)
 
 
 def test_things_without_a_ready_state_return_at_once(fresh_poll):
     waiting.wait(np.ones(3))
     waiting.wait(object())
-    assert fresh_poll.misses == 0
+    assert fresh_poll.rate == 1.0
 
 
 def test_reads_return_the_computed_values():
