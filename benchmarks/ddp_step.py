@@ -89,11 +89,13 @@ def worker(impl: str, rank: int, world: int, steps: int, blocks: int, out: str) 
         dist.init_process_group("gloo", rank=rank, world_size=world)
         run = _torch_style(torch, torch.nn.parallel.DistributedDataParallel, rank, False)
         sync = lambda loss: loss.item()  # noqa: E731
+        finish = lambda: (dist.barrier(), dist.destroy_process_group())  # noqa: E731
     elif impl == "jax":
         jax.distributed.initialize(f"127.0.0.1:{os.environ['MASTER_PORT']}",
                                    num_processes=world, process_id=rank)
         run = _jax_step(rank, world)
         sync = jax.block_until_ready
+        finish = jax.distributed.shutdown
     else:
         import torchlike as tl
         import torchlike.distributed as dist
@@ -101,6 +103,7 @@ def worker(impl: str, rank: int, world: int, steps: int, blocks: int, out: str) 
         dist.init_process_group("gloo", rank=rank, world_size=world)
         run = _torch_style(tl, DDP, rank, impl == "torchlike-compiled")
         sync = lambda loss: loss.item()  # noqa: E731
+        finish = lambda: (dist.barrier(), dist.destroy_process_group())  # noqa: E731
     for _ in range(3):
         sync(run())
     _, runs = P.time_steps(run, sync, steps, blocks)
@@ -108,6 +111,9 @@ def worker(impl: str, rank: int, world: int, steps: int, blocks: int, out: str) 
     if rank == 0:
         with open(out, "wb") as f:
             pickle.dump(times, f)
+    # leave together: a rank that exits while the other is still in a collective can
+    # take gloo's threads down with it ("terminate called without an active exception")
+    finish()
 
 
 def measure(impl: str, world: int, steps: int, blocks: int) -> float:
