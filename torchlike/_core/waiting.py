@@ -82,10 +82,7 @@ def wait_pending(arr) -> None:
             if arr.is_ready():
                 _Poll.rate += (1.0 - _Poll.rate) * _WEIGHT
                 return
-        arr.block_until_ready()
-        _Poll.rate -= _Poll.rate * _WEIGHT
-        return
-    arr.block_until_ready()
+    arr.block_until_ready()   # after a poll that ran out, this counts as a long wait
     quick = 1.0 if _perf() < end else 0.0
     _Poll.rate += (quick - _Poll.rate) * _WEIGHT
 

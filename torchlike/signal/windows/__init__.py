@@ -2,30 +2,5 @@
 filter design, ``sym=False`` for spectral analysis). The functions live in the
 ``windows`` submodule, as PyTorch's do, and are re-exported here."""
 
-from .windows import (
-    bartlett,
-    blackman,
-    cosine,
-    exponential,
-    gaussian,
-    general_cosine,
-    general_hamming,
-    hamming,
-    hann,
-    kaiser,
-    nuttall,
-)
-
-__all__ = [
-    "bartlett",
-    "blackman",
-    "cosine",
-    "exponential",
-    "gaussian",
-    "general_cosine",
-    "general_hamming",
-    "hamming",
-    "hann",
-    "kaiser",
-    "nuttall",
-]
+from .windows import *  # noqa: F401,F403
+from .windows import __all__  # noqa: F401
